@@ -1,0 +1,137 @@
+"""Bot folders and their ``bot.toml`` manifests."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from harness.errors import HarnessError
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+_NAME = re.compile(NAME_PATTERN)
+
+
+class Manifest(BaseModel):
+    """The ``bot.toml`` file of a bot folder."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(pattern=NAME_PATTERN, description="Bot name: letters, digits, . _ -")]
+    version: str = "0"
+    command: list[str] | str = Field(description="Argv (list) or a shell-style string, run in the bot folder")
+    build: list[str] | str | None = Field(default=None, description="Run once before first use")
+    env: dict[str, str] = Field(default_factory=dict)
+    limits: dict[str, int] = Field(default_factory=dict, description="Resource limits for this bot")
+
+    @field_validator("command", "build")
+    @classmethod
+    def _not_empty(cls, value: list[str] | str | None) -> list[str] | str | None:
+        if value is not None and not (value if isinstance(value, list) else value.strip()):
+            raise ValueError("must not be empty")
+        return value
+
+
+def _argv(value: list[str] | str) -> list[str]:
+    return list(value) if isinstance(value, list) else shlex.split(value)
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A loaded bot: where it lives and how to run it."""
+
+    name: str
+    version: str
+    folder: Path
+    command: tuple[str, ...]
+    build: tuple[str, ...] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    limits: dict[str, int] = field(default_factory=dict)
+
+    def digest(self) -> str:
+        """A hash of every file in the bot folder (names and contents)."""
+        return folder_digest(self.folder)
+
+
+def folder_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(folder)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def load_bot(folder: str | Path) -> BotSpec:
+    """Read ``folder/bot.toml``; raise HarnessError with one line naming the problem."""
+    folder = Path(folder)
+    manifest_path = folder / "bot.toml"
+    if not folder.is_dir():
+        raise HarnessError(f"{folder}: bot folder does not exist")
+    if not manifest_path.is_file():
+        raise HarnessError(f"{manifest_path}: no bot.toml in the bot folder")
+    try:
+        raw = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise HarnessError(f"{manifest_path}: not valid TOML: {err}") from None
+    try:
+        manifest = Manifest.model_validate(raw)
+    except ValidationError as err:
+        raise HarnessError(f"{manifest_path}: {one_line(err)}") from None
+    command = _argv(manifest.command)
+    build = _argv(manifest.build) if manifest.build is not None else None
+    folder = folder.resolve()
+    if build is None:
+        _check_command(manifest_path, folder, command[0])
+    return BotSpec(
+        name=manifest.name,
+        version=manifest.version,
+        folder=folder,
+        command=tuple(command),
+        build=tuple(build) if build else None,
+        env=dict(manifest.env),
+        limits=dict(manifest.limits),
+    )
+
+
+def _check_command(manifest_path: Path, folder: Path, program: str) -> None:
+    if os.sep in program:
+        target = folder / program
+        if not (target.is_file() and os.access(target, os.X_OK)):
+            raise HarnessError(f"{manifest_path}: command: {program!r} is not an executable file")
+    elif shutil.which(program) is None:
+        raise HarnessError(f"{manifest_path}: command: {program!r} not found on PATH")
+
+
+def resolve_program(folder: Path, program: str) -> str:
+    """Return an absolute path for argv[0] (bots get a minimal environment)."""
+    if os.sep in program:
+        return str((folder / program).resolve())
+    return shutil.which(program) or program
+
+
+def check_names(bots: list[BotSpec]) -> None:
+    """Raise HarnessError when two bots share a name."""
+    seen: dict[str, Path] = {}
+    for bot in bots:
+        if bot.name in seen:
+            raise HarnessError(f"two bots are named {bot.name!r}: {seen[bot.name]} and {bot.folder}")
+        seen[bot.name] = bot.folder
+
+
+def one_line(err: ValidationError) -> str:
+    """Summarise a pydantic error as ``field: message`` on one line."""
+    parts = []
+    for item in err.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "(top)"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)

@@ -1,0 +1,275 @@
+"""A bot as a long-lived subprocess: spawn, write with a deadline, capped stderr log, kill.
+
+The bot gets an explicit environment (never the referee's), its own session and
+process group, non-blocking pipes, and at the end everything it started is killed:
+its process group, and any descendant that escaped it with ``setsid`` (found through
+``/proc``; the referee is a child subreaper, so orphans re-parent to it, not to init).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.bots.manifest import BotSpec, resolve_program
+from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind
+from harness.protocol.framing import MAX_LINE, LineReader
+
+LOG_CAP = 1 << 20  # bytes of stderr kept per bot per match
+_TAIL = 2048
+_PR_SET_CHILD_SUBREAPER = 36
+_LIVE: set[int] = set()  # pids of running bots in this process: orphan sweeps spare them
+
+
+def become_subreaper() -> None:
+    """Make orphaned descendants re-parent to this process (Linux), so they can be found."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def bot_environment(spec: BotSpec, tmp: Path) -> dict[str, str]:
+    """The whole environment of a bot: a fixed minimum plus its manifest's ``env``."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "TMPDIR": str(tmp),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+    env.update(spec.env)
+    return env
+
+
+class BotProcess:
+    """One running bot. Not thread-safe; one referee owns it."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        log_path: Path,
+        tmp: Path,
+        *,
+        wrapper: Sequence[str] = (),
+        log_cap: int = LOG_CAP,
+        max_line: int = MAX_LINE,
+    ) -> None:
+        self.spec = spec
+        self.log_path = log_path
+        self._log_cap = log_cap
+        self._logged = 0
+        self._tail = b""
+        argv = [resolve_program(spec.folder, spec.command[0]), *spec.command[1:]]
+        tmp.mkdir(parents=True, exist_ok=True)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
+        try:
+            self.proc = subprocess.Popen(
+                [*wrapper, *argv],
+                cwd=spec.folder,
+                env=bot_environment(spec, tmp),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                bufsize=0,
+            )
+        except OSError as err:
+            self._log.close()
+            raise BotFault(f"cannot start {argv[0]!r}: {err.strerror}", FaultKind.STARTUP) from None
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # PIPE was asked for
+        _LIVE.add(self.proc.pid)
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        self._err = self.proc.stderr.fileno()
+        for fd in (self._in, self._out, self._err):
+            os.set_blocking(fd, False)
+        self.reader = LineReader(self._out, limit=max_line, side={self._err: self.drain_stderr})
+        self._wpoll = select.poll()
+        self._wpoll.register(self._in, select.POLLOUT)
+        self.closed = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    # -- I/O --------------------------------------------------------------------------
+
+    def send(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` whole; raise BotTimeout if the bot stops reading, BotCrashed if gone."""
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._in, view)
+                view = view[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, OSError) as err:
+                raise BotCrashed(f"stdin closed ({err.strerror or err})") from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BotTimeout("stopped reading its input")
+            self._wpoll.poll(left * 1000.0 + 0.5)
+            self.drain_stderr()
+
+    def readline(self, deadline: float) -> bytes:
+        return self.reader.readline(deadline)
+
+    def drain_stderr(self) -> bool:
+        """Copy what the bot wrote to stderr into its log, up to the cap; False at EOF."""
+        try:
+            chunk = os.read(self._err, 1 << 16)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        if not chunk:
+            return False
+        self._tail = (self._tail + chunk)[-_TAIL:]
+        room = self._log_cap - self._logged
+        if room > 0:
+            self._log.write(chunk[:room])
+            self._logged += min(room, len(chunk))
+            if self._logged >= self._log_cap:
+                self._log.write(b"\n[harness: stderr log capped here; the rest was discarded]\n")
+        return True
+
+    def stderr_tail(self) -> str:
+        """The last ~2 KiB the bot wrote to stderr, decoded leniently."""
+        with contextlib.suppress(OSError):
+            while self.drain_stderr() and select.select([self._err], [], [], 0)[0]:
+                pass
+        return self._tail.decode("utf-8", "replace")
+
+    # -- lifetime ---------------------------------------------------------------------
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, grace: float = 0.0) -> None:
+        """Stop the bot and everything it started; idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        if grace > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(grace)
+        _LIVE.discard(self.proc.pid)
+        kill_tree(self.proc.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5)
+        with contextlib.suppress(OSError):
+            self.stderr_tail()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._log.close()
+
+
+def _proc_table() -> dict[int, tuple[int, int, int]]:
+    """Map pid → (ppid, pgid, sid) for every process visible in /proc."""
+    table: dict[int, tuple[int, int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # the command name may hold spaces and parentheses: split after the last ')'
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]))
+    return table
+
+
+def descendants(root: int) -> set[int]:
+    """``root``'s group and session, orphans re-parented to us, and all their descendants.
+
+    Orphans of any bot (a double fork with ``setsid``) re-parent to the referee, so every
+    child of ours in another session that is not a running bot is swept too.
+    """
+    table = _proc_table()
+    me, my_sid = os.getpid(), os.getsid(0)
+    found = {
+        pid
+        for pid, (ppid, pgid, sid) in table.items()
+        if pgid == root
+        or sid == root
+        # an orphan from some bot: ours by re-parenting, but in another session
+        or (ppid == me and sid != my_sid and pid not in _LIVE)
+    }
+    found.add(root)
+    grew = True
+    while grew:
+        grew = False
+        for pid, (ppid, _, _) in table.items():
+            if ppid in found and pid not in found:
+                found.add(pid)
+                grew = True
+    return found
+
+
+def kill_tree(root: int) -> None:
+    """SIGKILL ``root`` (a session leader), its group and all its descendants; reap orphans."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(root, signal.SIGKILL)
+    for _ in range(5):  # a fork bomb may still be forking while we sweep
+        found = descendants(root) - {os.getpid()}
+        live = [pid for pid in found if _exists(pid)]
+        if not live:
+            break
+        for pid in live:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.01)
+    reap_orphans()
+
+
+def reap_orphans() -> None:
+    """Reap dead processes that re-parented to us (we are a subreaper)."""
+    me = os.getpid()
+    for pid, (ppid, _, _) in _proc_table().items():
+        if ppid == me:
+            with contextlib.suppress(ChildProcessError, OSError):
+                if _is_zombie(pid):
+                    os.waitpid(pid, os.WNOHANG)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"Z"
+
+
+__all__ = [
+    "LOG_CAP",
+    "BotProcess",
+    "become_subreaper",
+    "bot_environment",
+    "descendants",
+    "kill_tree",
+]

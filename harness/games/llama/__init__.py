@@ -1,0 +1,62 @@
+"""L.L.A.M.A. (Reiner Knizia) as a :class:`harness.games.base.Game`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+
+from harness.games.base import BadOptions
+from harness.games.llama.rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NextStarter,
+    Options,
+    Variant,
+    placements,
+    seeded_deal,
+)
+from harness.games.llama.state import LlamaState
+
+
+class LlamaGame:
+    name = "llama"
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
+
+    def parse_options(self, raw: Mapping[str, object]) -> Options:
+        """Build Options from a mapping; raise BadOptions naming the bad field."""
+        known = {"variant", "next_starter", "end_score", "max_rounds"}
+        for key in raw:
+            if key not in known:
+                raise BadOptions(f"unknown rules option {key!r} (known: {', '.join(sorted(known))})")
+        try:
+            variant = Variant(str(raw.get("variant", Variant.STANDARD.value)))
+        except ValueError:
+            raise BadOptions(
+                f"variant: {raw.get('variant')!r} is not one of {', '.join(v.value for v in Variant)}"
+            ) from None
+        try:
+            starter = NextStarter(str(raw.get("next_starter", NextStarter.ENDER.value)))
+        except ValueError:
+            raise BadOptions(
+                f"next_starter: {raw.get('next_starter')!r} is not one of "
+                f"{', '.join(v.value for v in NextStarter)}"
+            ) from None
+        numbers: dict[str, int] = {}
+        for key, default in (("end_score", 40), ("max_rounds", 50)):
+            value = raw.get(key, default)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise BadOptions(f"{key}: {value!r} is not a positive integer")
+            numbers[key] = value
+        return Options(variant, starter, numbers["end_score"], numbers["max_rounds"])
+
+    def new_game(self, options: Options, players: int, seed: int) -> LlamaState:
+        return LlamaState(options, players, partial(seeded_deal, options.variant, players, seed))
+
+    def placements(self, scores: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+        return placements(scores, forfeited)
+
+
+LLAMA_GAME = LlamaGame()
+
+__all__ = ["LLAMA_GAME", "LlamaGame", "LlamaState", "Options"]

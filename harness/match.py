@@ -1,0 +1,304 @@
+"""Matches: a set of bots, long-lived processes, many games with rotating seats.
+
+:class:`Table` owns one process per bot for its whole life (starting a Python bot
+costs ~25 ms; a move ~10 µs) and restarts a bot after a fault. :func:`run_match` is
+the ``match`` command; the league reuses :class:`Table` for its own schedule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.bots.manifest import BotSpec
+from harness.bots.process import BotProcess, become_subreaper
+from harness.errors import BotFault, HarnessError
+from harness.games import get_game
+from harness.protocol.messages import PROTOCOL_VERSION, ActionReply
+from harness.protocol.session import BotSession
+from harness.referee import GameResult, play_game
+from harness.replay.io import ReplayWriter
+from harness.replay.records import REPLAY_FORMAT
+
+# A wrapper turns a bot and its private temp folder into an argv prefix (a sandbox).
+Wrapper = Callable[[BotSpec, Path], list[str]]
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Wall-clock deadlines, in seconds."""
+
+    startup: float = 10.0
+    move: float = 1.0
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    game: str
+    options: Any
+    clock: Clock = Clock()
+    logs: Path = Path("logs")
+    wrapper: Wrapper | None = None
+
+
+def derive_seed(*parts: object) -> int:
+    """A 48-bit seed from ``parts``: stable across runs, platforms and Python versions."""
+    text = ":".join(str(part) for part in parts).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
+
+
+class BotPlayer:
+    """A bot process and its protocol session; started on first use, restarted after a fault."""
+
+    def __init__(self, spec: BotSpec, settings: TableSettings, games: int) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.version = spec.version
+        self.settings = settings
+        self.games = games
+        self.log_path = settings.logs / f"{spec.name}.stderr.log"
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"llama-{spec.name}-"))
+        self.proc: BotProcess | None = None
+        self.session: BotSession | None = None
+        self.starts = 0
+
+    def _start(self, seat: int, players: int) -> BotSession:
+        clock = self.settings.clock
+        wrapper = self.settings.wrapper(self.spec, self._tmp) if self.settings.wrapper else []
+        self.starts += 1
+        self.proc = BotProcess(self.spec, self.log_path, self._tmp, wrapper=wrapper)
+        session = BotSession(self.proc, startup=clock.startup, move=clock.move)
+        options = self.settings.options.to_dict()
+        reply = session.handshake(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "game": self.settings.game,
+                "variant": options.get("variant", "standard"),
+                "options": options,
+                "seat": seat,
+                "players": players,
+                "games": self.games,
+                "time": {
+                    "startup_ms": round(clock.startup * 1000),
+                    "move_ms": round(clock.move * 1000),
+                },
+            }
+        )
+        self.version = reply.version
+        self.session = session
+        return session
+
+    def begin(self, game_start: dict[str, Any]) -> None:
+        session = self.session or self._start(game_start["seat"], game_start["players"])
+        session.notify(game_start)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        assert self.session is not None  # begin() succeeded, else the seat is forced
+        self.session.notify(message)
+
+    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]:
+        assert self.session is not None  # begin() succeeded, else the seat is forced
+        return self.session.ask(turn)
+
+    def faulted(self) -> str:
+        """Stop the process after a fault (it restarts at the next game); return its stderr tail."""
+        tail = ""
+        if self.proc is not None:
+            tail = self.proc.stderr_tail()
+            self.proc.close()
+        self.proc = self.session = None
+        return tail
+
+    def close(self) -> None:
+        """Send shutdown, give the bot a moment to exit, then kill whatever remains."""
+        if self.proc is not None and self.session is not None:
+            with contextlib.suppress(BotFault):
+                self.session.notify({"type": "shutdown"})
+            self.proc.close(grace=0.5)
+        elif self.proc is not None:
+            self.proc.close()
+        self.proc = self.session = None
+        shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+class Table:
+    """Bots that play games together, each process living as long as the table."""
+
+    def __init__(self, bots: Sequence[BotSpec], settings: TableSettings, games: int) -> None:
+        become_subreaper()
+        self.settings = settings
+        self.game = get_game(settings.game)
+        self.players = {bot.name: BotPlayer(bot, settings, games) for bot in bots}
+
+    def play(self, game_no: int, seating: Sequence[str], seed: int, replay: Path) -> GameResult:
+        """Play one game with bots named in ``seating`` (by seat); write the replay atomically."""
+        seated = [self.players[name] for name in seating]
+        state = self.game.new_game(self.settings.options, len(seated), seed)
+        writer = ReplayWriter(replay)
+        options = self.settings.options.to_dict()
+        header = {
+            "type": "header",
+            "format": REPLAY_FORMAT,
+            "game": self.settings.game,
+            "variant": options.get("variant", "standard"),
+            "options": options,
+            "seed": seed,
+            "match": game_no,
+        }
+        try:
+            result = play_game(
+                self.game,
+                state,
+                seated,
+                writer,
+                header=header,
+                game_no=game_no,
+                seeds=[derive_seed(seed, "bot", seat) for seat in range(len(seated))],
+            )
+        except BaseException:
+            writer.discard()
+            raise
+        writer.commit()
+        return result
+
+    def close(self) -> None:
+        for player in self.players.values():
+            player.close()
+
+    def __enter__(self) -> Table:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0) -> None:
+    """Run a bot's build command once; raise HarnessError naming the bot if it fails."""
+    if not bot.build:
+        return
+    logs.mkdir(parents=True, exist_ok=True)
+    log = logs / f"{bot.name}.build.log"
+    try:
+        with open(log, "wb") as fh:
+            done = subprocess.run(
+                list(bot.build),
+                cwd=bot.folder,
+                stdout=fh,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                timeout=timeout,
+                check=False,
+            )
+    except FileNotFoundError:
+        raise HarnessError(f"bot {bot.name!r}: build command {bot.build[0]!r} not found") from None
+    except subprocess.TimeoutExpired:
+        raise HarnessError(f"bot {bot.name!r}: build took over {timeout:.0f} s (log: {log})") from None
+    if done.returncode != 0:
+        raise HarnessError(f"bot {bot.name!r}: build failed with exit {done.returncode} (log: {log})")
+    from harness.bots.manifest import _check_command
+
+    _check_command(bot.folder / "bot.toml", bot.folder, bot.command[0])
+
+
+@dataclass
+class BotTally:
+    games: int = 0
+    wins: float = 0.0  # a shared win counts 1/k
+    score_sum: int = 0
+    faults: int = 0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "games": self.games,
+            "wins": round(self.wins, 3),
+            "win_share": round(self.wins / self.games, 4) if self.games else 0.0,
+            "mean_score": round(self.score_sum / self.games, 2) if self.games else 0.0,
+            "faults": self.faults,
+        }
+
+
+@dataclass
+class MatchResult:
+    tallies: dict[str, BotTally]
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    replays: list[str] = field(default_factory=list)
+    games: int = 0
+
+    def add(self, game_no: int, result: GameResult, replay: Path, logs: Path) -> None:
+        self.games += 1
+        self.replays.append(str(replay))
+        for seat, name in enumerate(result.players):
+            tally = self.tallies[name]
+            tally.games += 1
+            tally.score_sum += result.scores[seat]
+            if seat in result.winners:
+                tally.wins += 1 / len(result.winners)
+        for fault in result.faults:
+            self.tallies[fault.bot].faults += 1
+            self.faults.append(
+                {
+                    "game": game_no,
+                    "bot": fault.bot,
+                    "seat": fault.seat,
+                    "kind": fault.kind,
+                    "detail": fault.detail,
+                    "log": str(logs / f"{fault.bot}.stderr.log"),
+                    "replay": str(replay),
+                }
+            )
+
+
+def seating_for(bots: Sequence[str], game_index: int) -> list[str]:
+    """Rotate seats: over len(bots) games each bot sits in each seat once."""
+    n = len(bots)
+    return [bots[(seat + game_index) % n] for seat in range(n)]
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    bots: tuple[BotSpec, ...]
+    games: int
+    seed: int
+    out: Path
+    settings: TableSettings
+    compress: bool = False
+
+
+def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] | None = None) -> MatchResult:
+    """Play ``config.games`` games, seats rotating; write replays and ``summary.json``."""
+    import json
+
+    names = [bot.name for bot in config.bots]
+    for bot in config.bots:
+        build_bot(bot, config.settings.logs)
+    result = MatchResult(tallies={name: BotTally() for name in names})
+    suffix = ".jsonl.gz" if config.compress else ".jsonl"
+    with Table(config.bots, config.settings, config.games) as table:
+        for index in range(config.games):
+            game_no = index + 1
+            replay = config.out / "replays" / f"game-{game_no:05d}{suffix}"
+            outcome = table.play(
+                game_no, seating_for(names, index), derive_seed(config.seed, game_no), replay
+            )
+            result.add(game_no, outcome, replay, config.settings.logs)
+            if progress is not None:
+                progress(game_no, outcome)
+    summary = {
+        "game": config.settings.game,
+        "options": config.settings.options.to_dict(),
+        "seed": config.seed,
+        "games": result.games,
+        "bots": {name: result.tallies[name].to_dict() for name in names},
+        "faults": result.faults,
+        "replays": result.replays,
+    }
+    (config.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return result

@@ -1,0 +1,176 @@
+"""Text, JSON and CSV renderings of an `EloFit`.
+
+All three take the same inputs: the batch fit, optionally the sequential Elo
+ratings, and optionally extra per-bot columns (e.g. win share) keyed by bot
+name then column name. Output depends only on the inputs, so it can be diffed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from harness.ratings.model import EloFit
+
+Extra = Mapping[str, Mapping[str, object]]
+
+
+def _extra_columns(fit: EloFit, extra: Extra | None) -> list[str]:
+    """Extra column names in order of first appearance, walking bots by rank."""
+    columns: list[str] = []
+    if extra is None:
+        return columns
+    for bot in fit.bots:
+        for column in extra.get(bot.name, {}):
+            if column not in columns:
+                columns.append(column)
+    return columns
+
+
+def _extra_value(extra: Extra | None, name: str, column: str) -> object:
+    if extra is None:
+        return None
+    return extra.get(name, {}).get(column)
+
+
+def _text_cell(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if math.isfinite(value) else "n/a"
+    return str(value)
+
+
+def _number(value: float, digits: int, missing: str) -> str:
+    return f"{value:.{digits}f}" if math.isfinite(value) else missing
+
+
+def render_table(
+    fit: EloFit,
+    sequential: Mapping[str, float] | None = None,
+    extra: Extra | None = None,
+) -> str:
+    """Render a fixed-width text table, best bot first.
+
+    Columns: rank, bot, Elo, ±95% (half-width of the cluster-robust interval),
+    sequential Elo (only when `sequential` is given), then the `extra` columns.
+    A line with the seat advantages follows when they were fitted. Missing
+    values show as "-", unavailable errors as "n/a". Extra entries for bots that
+    are not in the fit are ignored.
+    """
+    columns = _extra_columns(fit, extra)
+    header = ["rank", "bot", "Elo", "±95%"]
+    if sequential is not None:
+        header.append("seq Elo")
+    header += columns
+    rows: list[list[str]] = []
+    for rank, bot in enumerate(fit.bots, start=1):
+        row = [
+            str(rank),
+            bot.name,
+            _number(bot.rating, 0, "n/a"),
+            _number(bot.ci95, 0, "n/a"),
+        ]
+        if sequential is not None:
+            seq = sequential.get(bot.name)
+            row.append("-" if seq is None else _number(seq, 0, "n/a"))
+        row += [_text_cell(_extra_value(extra, bot.name, column)) for column in columns]
+        rows.append(row)
+
+    widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        # The bot name is text: left-aligned; everything else right-aligned.
+        parts = [
+            cell.ljust(width) if i == 1 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    out = [
+        f"Elo ratings: {fit.games} games, {fit.clusters} clusters (95% intervals are cluster-robust)",
+        line(header),
+        *(line(row) for row in rows),
+    ]
+    if fit.seats:
+        seats = ", ".join(
+            f"seat {seat.seat} {seat.advantage:+.0f} ±{_number(seat.ci95, 0, 'n/a')}" for seat in fit.seats
+        )
+        out.append(f"seat advantage (Elo): {seats}")
+    return "\n".join(out) + "\n"
+
+
+def _json_value(value: object) -> Any:
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    # Anything else (e.g. a Decimal or an enum) is shown as its text.
+    return str(value)
+
+
+def render_json(
+    fit: EloFit,
+    sequential: Mapping[str, float] | None = None,
+    extra: Extra | None = None,
+) -> str:
+    """Render the fit as JSON: `EloFit.to_dict()` with, per bot, `sequential`
+    (when given) and `extra` (when given) added. Non-finite numbers become null
+    and non-JSON values their `str`.
+    """
+    data = fit.to_dict()
+    for bot in data["bots"]:
+        name = bot["name"]
+        if sequential is not None:
+            bot["sequential"] = _json_value(sequential.get(name))
+        if extra is not None:
+            bot["extra"] = {str(column): _json_value(value) for column, value in extra.get(name, {}).items()}
+    return json.dumps(data, indent=2, allow_nan=False) + "\n"
+
+
+def _csv_cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else ""
+    return str(value)
+
+
+def render_csv(
+    fit: EloFit,
+    sequential: Mapping[str, float] | None = None,
+    extra: Extra | None = None,
+) -> str:
+    """Render one CSV row per bot, best first, after a header row.
+
+    Columns: rank, bot, elo, ci95, se, games, sequential (only when given),
+    then the `extra` columns. Ratings keep two decimals; missing or non-finite
+    values are empty cells.
+    """
+    columns = _extra_columns(fit, extra)
+    header = ["rank", "bot", "elo", "ci95", "se", "games"]
+    if sequential is not None:
+        header.append("sequential")
+    header += columns
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for rank, bot in enumerate(fit.bots, start=1):
+        row = [
+            str(rank),
+            bot.name,
+            _number(bot.rating, 2, ""),
+            _number(bot.ci95, 2, ""),
+            _number(bot.se, 2, ""),
+            str(bot.games),
+        ]
+        if sequential is not None:
+            seq = sequential.get(bot.name)
+            row.append("" if seq is None else _number(seq, 2, ""))
+        row += [_csv_cell(_extra_value(extra, bot.name, column)) for column in columns]
+        writer.writerow(row)
+    return buffer.getvalue()

@@ -1,0 +1,94 @@
+"""Reading and writing replay files (JSON Lines, ``.gz`` optional), atomically."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from harness.errors import HarnessError
+from harness.replay.records import RECORD, Header, Record
+
+
+class ReplayWriter:
+    """Writes records to ``path + '.part'`` and renames it into place on :meth:`commit`.
+
+    A replay file therefore exists only once complete; an interrupted game leaves a
+    ``.part`` file that a resumed run overwrites.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.part = path.with_name(path.name + ".part")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        raw = open(self.part, "wb")  # noqa: SIM115 - closed in commit()/discard()
+        self._raw = raw
+        self._fh: IO[bytes] = raw
+        if path.suffix == ".gz":
+            self._fh = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)  # type: ignore[assignment]
+        self._lines: list[bytes] = []
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._lines.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+        if len(self._lines) >= 256:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._fh.write(b"".join(self._lines))
+        self._lines.clear()
+
+    def commit(self) -> None:
+        """Finish the file, fsync it and move it into place."""
+        self._flush()
+        if self._fh is not self._raw:
+            self._fh.close()
+        self._raw.flush()
+        os.fsync(self._raw.fileno())
+        self._raw.close()
+        os.replace(self.part, self.path)
+
+    def discard(self) -> None:
+        self._raw.close()
+        self.part.unlink(missing_ok=True)
+
+
+def _open(path: Path) -> IO[bytes]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
+    """Yield (line number, record) from a replay; raise HarnessError naming the bad line."""
+    path = Path(path)
+    try:
+        fh = _open(path)
+    except OSError as err:
+        raise HarnessError(f"{path}: cannot open replay: {err.strerror}") from None
+    lineno = 0
+    try:
+        with fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    yield lineno, RECORD.validate_json(line)
+                except ValidationError as err:
+                    first = err.errors()[0]
+                    where = ".".join(str(p) for p in first["loc"])
+                    raise HarnessError(f"{path}:{lineno}: bad record: {where}: {first['msg']}") from None
+    except (OSError, EOFError, gzip.BadGzipFile) as err:
+        raise HarnessError(f"{path}:{lineno + 1}: cannot read replay: {err}") from None
+
+
+def read_replay(path: str | Path) -> list[Record]:
+    """Read a whole replay; raise HarnessError when it is damaged, empty or headless."""
+    records = [record for _, record in iter_records(path)]
+    if not records or not isinstance(records[0], Header):
+        raise HarnessError(f"{path}: not a replay (the first record is not a header)")
+    return records
