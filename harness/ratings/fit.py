@@ -294,7 +294,7 @@ def fit_elo(
 
     Raises:
         ValueError: if `games` is empty, involves fewer than two bots, or the
-            anchor names a bot that played no game.
+            anchor names a bot that played no game or has a non-finite rating.
     """
     if not games:
         raise ValueError("cannot fit ratings: no games given")
@@ -305,6 +305,8 @@ def fit_elo(
         raise ValueError(f"cannot fit ratings: need at least two bots, got {list(names)!r}")
     if anchor is not None and anchor[0] not in names:
         raise ValueError(f"anchor bot {anchor[0]!r} played no game; known bots: {list(names)!r}")
+    if anchor is not None and not math.isfinite(anchor[1]):
+        raise ValueError(f"anchor rating must be a finite number, got {anchor[1]!r}")
 
     objective = _Objective(pairs, m, k)
     q = objective.t.shape[1]

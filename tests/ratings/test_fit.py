@@ -185,8 +185,8 @@ def test_fit_maximises_the_stated_likelihood() -> None:
     fit = fit_elo(games)
     best = ratings(fit)
     seat = np.zeros(6)
-    for s in fit.seats:
-        seat[s.seat] = s.advantage
+    for advantage in fit.seats:
+        seat[advantage.seat] = advantage.advantage
     assert len(fit.seats) == 6
     top = _log_likelihood(games, best, seat)
     step = 1.0
@@ -240,6 +240,8 @@ def test_unknown_anchor_raises() -> None:
     games = [GameResult(("a", "b"), (1, 2), "g1")]
     with pytest.raises(ValueError, match="'zed'"):
         fit_elo(games, anchor=("zed", 1500.0))
+    with pytest.raises(ValueError, match="nan"):
+        fit_elo(games, anchor=("a", math.nan))
 
 
 def test_empty_input_raises() -> None:
@@ -258,9 +260,7 @@ def test_empty_input_raises() -> None:
         (("a", "b"), (1, 2), ""),
     ],
 )
-def test_invalid_game_raises(
-    players: tuple[str, ...], places: tuple[int, ...], cluster: str
-) -> None:
+def test_invalid_game_raises(players: tuple[str, ...], places: tuple[int, ...], cluster: str) -> None:
     with pytest.raises(ValueError):
         GameResult(players, places, cluster)
 
@@ -289,7 +289,7 @@ def test_without_seat_advantage_there_are_no_seats(
     games, _ = big_league
     fit = fit_elo(games[:400], seat_advantage=False)
     assert fit.seats == ()
-    assert [bot.name for bot in fit.bots][0] == "bot5"
+    assert fit.bots[0].name == "bot5"
 
 
 def test_single_cluster_has_no_error_estimate() -> None:
