@@ -59,7 +59,10 @@ class LineReader:
                 raise BotFault(f"line exceeds {self.limit} bytes without a newline", FaultKind.MALFORMED)
             if self._eof:
                 raise BotCrashed("end of output (stdout closed)")
-            self._wait(deadline)
+            # On one core the bot often answers while we are still in write(): try a
+            # non-blocking read before paying for poll().
+            if not self._fill():
+                self._wait(deadline)
 
     def _wait(self, deadline: float) -> None:
         while True:
@@ -75,17 +78,19 @@ class LineReader:
                     self._poll.unregister(fd)
                     self._side.pop(fd, None)
 
-    def _fill(self) -> None:
+    def _fill(self) -> bool:
+        """Read what is there without blocking; False when nothing was ready."""
         try:
             chunk = os.read(self.fd, _READ_SIZE)
         except BlockingIOError:
-            return
+            return False
         except OSError as err:
             raise BotCrashed(f"read failed: {err}") from None
         if chunk:
             self._buf += chunk
         else:
             self._eof = True
+        return True
 
     def pending(self) -> bool:
         """True when a complete line is already buffered."""

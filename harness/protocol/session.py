@@ -6,11 +6,11 @@ turns everything the bot does wrong into a :class:`BotFault` of the right kind.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json, to_json
 
 from harness.errors import BotFault, FaultKind
 from harness.protocol.messages import ActionReply, HelloReply
@@ -20,8 +20,8 @@ _HELLO = TypeAdapter(HelloReply)
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One JSON line, compact, UTF-8."""
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    """One JSON line, compact, UTF-8 (pydantic-core's serializer: ~5x faster than json)."""
+    return to_json(message) + b"\n"
 
 
 class Transport(Protocol):
@@ -33,9 +33,9 @@ class Transport(Protocol):
 def _describe(line: bytes, err: ValidationError) -> BotFault:
     """Classify a reply that failed validation: MALFORMED (not JSON) or INVALID."""
     shown = line[:200].decode("utf-8", "backslashreplace")
-    try:
-        json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    # pydantic's own parse decides, not json.loads: that one accepts a BOM or UTF-16
+    # and raises RecursionError on a line of 100k '[' (a harness crash, not a fault)
+    if any(e["type"] == "json_invalid" for e in err.errors()):
         return BotFault(f"not a JSON line: {shown!r}", FaultKind.MALFORMED)
     problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in err.errors())
     return BotFault(f"reply {shown!r} does not validate: {problems}", FaultKind.INVALID)
@@ -97,7 +97,7 @@ class BotSession:
 
 
 def _is_stale(line: bytes, turn_id: int) -> bool:
-    data = json.loads(line)
+    data = from_json(line)  # parses: the line failed validation, not JSON parsing
     ident = data.get("id") if isinstance(data, dict) else None
     return isinstance(ident, int) and 0 < ident < turn_id
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gzip
-import json
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from harness.errors import HarnessError
 from harness.replay.records import RECORD, Header, Record
@@ -34,7 +35,7 @@ class ReplayWriter:
         self._lines: list[bytes] = []
 
     def write(self, record: dict[str, Any]) -> None:
-        self._lines.append(json.dumps(record, separators=(",", ":")).encode() + b"\n")
+        self._lines.append(to_json(record) + b"\n")
         if len(self._lines) >= 256:
             self._flush()
 
@@ -82,7 +83,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
                     first = err.errors()[0]
                     where = ".".join(str(p) for p in first["loc"])
                     raise HarnessError(f"{path}:{lineno}: bad record: {where}: {first['msg']}") from None
-    except (OSError, EOFError, gzip.BadGzipFile) as err:
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise HarnessError(f"{path}:{lineno + 1}: cannot read replay: {err}") from None
 
 

@@ -66,9 +66,8 @@ class Action:
     card: int | None = None
 
     def wire(self) -> dict[str, object]:
-        if self.kind is Kind.PLAY:
-            return {"action": "play", "card": self.card}
-        return {"action": self.kind.value}
+        """The action as sent to a bot (a shared dict: do not mutate it)."""
+        return _WIRE[self]
 
     def __str__(self) -> str:
         return f"play {self.card}" if self.kind is Kind.PLAY else self.kind.value
@@ -77,6 +76,11 @@ class Action:
 DRAW = Action(Kind.DRAW)
 QUIT = Action(Kind.QUIT)
 PLAY = {card: Action(Kind.PLAY, card) for card in range(1, 8)}
+_WIRE: dict[Action, dict[str, object]] = {
+    DRAW: {"action": "draw"},
+    QUIT: {"action": "quit"},
+    **{action: {"action": "play", "card": card} for card, action in PLAY.items()},
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from harness.games.llama.rules import (
 )
 
 Dealer = Callable[[int], Deal]
+_PLAY, _DRAW = Kind.PLAY, Kind.DRAW  # enum attribute lookups are slow on the hot path
 
 
 class LlamaState:
@@ -51,6 +52,7 @@ class LlamaState:
         self.over = False
         self.adjudicated = False
         self.public: list[dict[str, Any]] = []  # public events of the current round
+        self._legal: list[Action] | None = None
         self.first_transition = self._start_round(0)
 
     # -- the turn ---------------------------------------------------------------------
@@ -66,6 +68,9 @@ class LlamaState:
 
     def legal_actions(self) -> list[Action]:
         """Return the legal actions of the seat to move: plays (one per value), draw, quit."""
+        # cached: the referee asks for them to build the turn, to parse and to apply
+        if self._legal is not None:
+            return self._legal
         if self.current is None:
             return []
         top = self.discard
@@ -74,6 +79,7 @@ class LlamaState:
         if self.can_draw():
             actions.append(DRAW)
         actions.append(QUIT)
+        self._legal = actions
         return actions
 
     def parse_action(self, data: Mapping[str, Any]) -> Action:
@@ -95,7 +101,7 @@ class LlamaState:
         return action
 
     def _why_illegal(self, action: Action) -> str:
-        if action.kind is Kind.PLAY:
+        if action.kind is _PLAY:
             if action.card not in self.hands[self.current or 0]:
                 return f"play {action.card}: card not in hand"
             return (
@@ -115,15 +121,16 @@ class LlamaState:
         if action not in self.legal_actions():
             raise IllegalAction(self._why_illegal(action))
         hand = self.hands[seat]
+        self._legal = None
         record: dict[str, Any]
-        if action.kind is Kind.PLAY:
+        if action.kind is _PLAY:
             card = action.card or 0
             hand.remove(card)
             self.discard = card
             self.last_player_to_play = seat
             record = {"action": "play", "card": card}
             public = {"seat": seat, "action": "play", "card": card}
-        elif action.kind is Kind.DRAW:
+        elif action.kind is _DRAW:
             drawn = self.stock.pop()
             hand.append(drawn)
             record = {"action": "draw", "drawn": drawn}
@@ -158,6 +165,7 @@ class LlamaState:
         self.discard = deal.discard
         self.quit = [False] * self.players
         self.current = self.starter = first
+        self._legal = None
         self.last_player_to_play = None
         self.public = []
         return Transition(
