@@ -28,10 +28,10 @@ from pathlib import Path
 
 from harness.bots.manifest import load_bot
 from harness.games import get_game
-from harness.match import Clock, TableSettings, Table, derive_seed, seating_for
+from harness.match import Clock, Table, TableSettings, derive_seed, seating_for
 from harness.protocol import session as session_module
 
-MINIMAL_BOT = r'''
+MINIMAL_BOT = r"""
 import json, sys
 def main():
     out = sys.stdout
@@ -47,7 +47,7 @@ def main():
         elif t == "shutdown":
             return
 main()
-'''
+"""
 
 
 def make_bots(root: Path, count: int) -> list[Path]:
@@ -79,7 +79,9 @@ def play(folders: list[Path], games: int, out: Path) -> tuple[float, int]:
         start = time.perf_counter()
         for index in range(games):
             result = table.play(
-                index + 1, seating_for(names, index), derive_seed(7, index + 1),
+                index + 1,
+                seating_for(names, index),
+                derive_seed(7, index + 1),
                 out / "replays" / f"g{index}.jsonl",
             )
             decisions += result.moves
@@ -182,8 +184,10 @@ def main() -> None:
         folders = make_bots(root, 4)
         script = capture(folders, args.games, root / "capture")
         turns = sum(1 for _, _, reply in script if reply)
-        print(f"match: 4 minimal bots, {args.games} games, {turns} decisions, "
-              f"{len(script)} messages, pinned to core {core}")
+        print(
+            f"match: 4 minimal bots, {args.games} games, {turns} decisions, "
+            f"{len(script)} messages, pinned to core {core}"
+        )
         harness_runs, base_runs = [], []
         for repeat in range(args.repeats):
             seconds, decisions = play(folders, args.games, root / f"run{repeat}")
@@ -191,10 +195,14 @@ def main() -> None:
             seconds, decisions = baseline(folders, script)
             base_runs.append(seconds / decisions)
         h, b = statistics.median(harness_runs), statistics.median(base_runs)
-        print(f"harness:  {h * 1e6:7.1f} µs per decision (median of {args.repeats}; "
-              f"min {min(harness_runs) * 1e6:.1f})")
-        print(f"baseline: {b * 1e6:7.1f} µs per decision (median of {args.repeats}; "
-              f"min {min(base_runs) * 1e6:.1f})")
+        print(
+            f"harness:  {h * 1e6:7.1f} µs per decision (median of {args.repeats}; "
+            f"min {min(harness_runs) * 1e6:.1f})"
+        )
+        print(
+            f"baseline: {b * 1e6:7.1f} µs per decision (median of {args.repeats}; "
+            f"min {min(base_runs) * 1e6:.1f})"
+        )
     print(f"rules engine: {engine_speed(2000):.0f} random 4-player games per second (in-process)")
     print(f"overhead ratio: {h / b:.2f}")
 
