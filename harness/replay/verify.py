@@ -50,6 +50,8 @@ def verify(records: Sequence[Record]) -> Disagreement | None:
         if ended:
             return Disagreement(index, f"{record.type} after game_end")
         if isinstance(record, FaultRecord):
+            if record.seat >= n:
+                return Disagreement(index, f"a fault for seat {record.seat} in a {n}-player game")
             forfeited[record.seat] = True
             continue
         if isinstance(record, RoundStartRecord | RoundEndRecord):
@@ -89,10 +91,14 @@ def _apply(
         return f"seat {record.seat} acts but seat {seat} is to move"
     if record.forced and not forfeited[seat]:
         return f"a forced action for seat {seat}, which has no fault"
+    if forfeited[seat] and not record.forced:
+        return f"seat {seat} acts unforced after its fault"
     try:
         action = state.parse_action(record.model_dump(include={"action", "card"}))
     except IllegalAction as err:
         return f"illegal action for seat {seat}: {err}"
+    if record.forced and action != state.forced_action:
+        return f"a forced {record.action} for seat {seat}, but the referee forces {state.forced_action}"
     step = state.apply(action)
     got = record.model_dump(include={"action", "card", "drawn"}, exclude_none=True)
     if got != step.record:

@@ -1,0 +1,107 @@
+"""Shared test helpers: in-process fake players and a one-call referee game."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.errors import BotFault, FaultKind
+from harness.games.llama import LLAMA_GAME
+from harness.protocol.messages import ActionReply
+from harness.referee import GameResult, play_game
+from harness.replay.io import ReplayWriter
+from harness.replay.records import REPLAY_FORMAT
+
+NAMES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
+
+
+class FakePlayer:
+    """A Player that picks among ``turn["legal"]`` with a seeded Random and records every message.
+
+    ``fault_at=n`` makes its n-th turn raise a timeout BotFault (the referee then forces it).
+    Turn ids are numbered here, as BotSession numbers them on the wire.
+    """
+
+    def __init__(self, name: str, seed: int, fault_at: int | None = None) -> None:
+        self.name = name
+        self.version = "1.0"
+        self.rng = random.Random(seed)
+        self.fault_at = fault_at
+        self.turns = 0
+        self.messages: list[dict[str, Any]] = []
+
+    def _keep(self, message: dict[str, Any]) -> None:
+        # a JSON round trip: what a bot would really receive, and a copy the referee cannot mutate
+        self.messages.append(json.loads(json.dumps(message)))
+
+    def begin(self, game_start: dict[str, Any]) -> None:
+        self._keep(game_start)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self._keep(message)
+
+    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]:
+        self.turns += 1
+        turn["id"] = self.turns
+        self._keep(turn)
+        if self.turns == self.fault_at:
+            raise BotFault("no reply in time", FaultKind.TIMEOUT)
+        choice = self.rng.choice(turn["legal"])
+        return ActionReply(type="action", id=turn["id"], **choice), 0.001
+
+    def faulted(self) -> str:
+        return "fake stderr tail"
+
+
+def play_fake_game(
+    path: Path | None = None,
+    *,
+    players: int = 3,
+    seed: int = 1,
+    options: Mapping[str, object] | None = None,
+    game_no: int = 1,
+    faults: Mapping[int, int] | None = None,
+) -> tuple[GameResult, list[FakePlayer], list[dict[str, Any]]]:
+    """Play one game with fake players; write it to ``path`` if given (plain or .gz).
+
+    ``faults`` maps seat → the turn at which that seat faults. Returns the result, the
+    players (with the messages they received) and every record written.
+    """
+    parsed = LLAMA_GAME.parse_options(options or {})
+    state = LLAMA_GAME.new_game(parsed, players, seed)
+    seats = [FakePlayer(NAMES[s], seed * 100 + s, (faults or {}).get(s)) for s in range(players)]
+    records: list[dict[str, Any]] = []
+    writer = ReplayWriter(path) if path is not None else None
+
+    class Tee:
+        def write(self, record: dict[str, Any]) -> None:
+            records.append(record)
+            if writer is not None:
+                writer.write(record)
+
+    header = {
+        "type": "header",
+        "format": REPLAY_FORMAT,
+        "game": "llama",
+        "variant": parsed.variant.value,
+        "options": parsed.to_dict(),
+        "seed": seed,
+        "match": game_no,
+    }
+    result = play_game(
+        LLAMA_GAME, state, seats, Tee(), header=header, game_no=game_no, seeds=list(range(players))
+    )
+    if writer is not None:
+        writer.commit()
+    return result, seats, records
+
+
+@pytest.fixture
+def play_fake() -> Callable[..., tuple[GameResult, list[FakePlayer], list[dict[str, Any]]]]:
+    """The :func:`play_fake_game` helper."""
+    return play_fake_game
