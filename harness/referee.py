@@ -204,7 +204,14 @@ def play_game(
     }
     sink.write({"type": "game_end", **end, "rounds": state.round})
     for seat in range(n):
-        table.tell(seat, {"type": "game_end", "game": game_no, **end})
+        if table.forced[seat]:
+            continue
+        try:
+            players[seat].notify({"type": "game_end", "game": game_no, **end})
+        except BotFault:
+            # the game is decided and its replay complete (a fault record after game_end
+            # would not verify): stop the bot so it restarts, but change no result
+            players[seat].faulted()
     return GameResult(
         players=[p.name for p in players],
         scores=scores,

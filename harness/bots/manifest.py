@@ -75,8 +75,10 @@ def load_bot(folder: str | Path) -> BotSpec:
     """Read ``folder/bot.toml``; raise HarnessError with one line naming the problem."""
     folder = Path(folder)
     manifest_path = folder / "bot.toml"
-    if not folder.is_dir():
+    if not folder.exists():
         raise HarnessError(f"{folder}: bot folder does not exist")
+    if not folder.is_dir():
+        raise HarnessError(f"{folder}: not a folder (a bot is a folder with a bot.toml)")
     if not manifest_path.is_file():
         raise HarnessError(f"{manifest_path}: no bot.toml in the bot folder")
     try:

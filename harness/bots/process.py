@@ -70,6 +70,7 @@ class BotProcess:
         tmp.mkdir(parents=True, exist_ok=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
+        self._logged = self._log.tell()  # the cap is per bot per match: restarts append
         try:
             self.proc = subprocess.Popen(
                 [*wrapper, *argv],
@@ -122,7 +123,13 @@ class BotProcess:
             self.drain_stderr()
 
     def readline(self, deadline: float) -> bytes:
-        return self.reader.readline(deadline)
+        try:
+            return self.reader.readline(deadline)
+        except BotTimeout:
+            # a descendant that outlives the bot may hold stdout open, so no EOF comes
+            if (code := self.proc.poll()) is not None:
+                raise BotCrashed(f"exited with status {code} (its stdout still open)") from None
+            raise
 
     def drain_stderr(self) -> bool:
         """Copy what the bot wrote to stderr into its log, up to the cap; False at EOF."""
@@ -146,8 +153,9 @@ class BotProcess:
     def stderr_tail(self) -> str:
         """The last ~2 KiB the bot wrote to stderr, decoded leniently."""
         with contextlib.suppress(OSError):
-            while self.drain_stderr() and select.select([self._err], [], [], 0)[0]:
-                pass
+            for _ in range(64):  # bounded: a bot may write to stderr as fast as we read
+                if not (self.drain_stderr() and select.select([self._err], [], [], 0)[0]):
+                    break
         return self._tail.decode("utf-8", "replace")
 
     # -- lifetime ---------------------------------------------------------------------

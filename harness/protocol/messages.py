@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 PROTOCOL_VERSION = 1
 
@@ -24,8 +24,9 @@ class _Out(BaseModel):
 
 
 class _In(BaseModel):
-    # RULE (issue 2): unknown extra fields in a bot's reply are ignored
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # unknown extra fields in a bot's reply are ignored (issue 2); types are strict, so
+    # "card": "3" or "id": true are invalid rather than silently coerced
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
 
 # -- shared parts -------------------------------------------------------------------
@@ -183,7 +184,13 @@ class ActionReply(_In):
     type: Literal["action"]
     id: Annotated[int, Field(ge=1, description="The id of the turn answered")]
     action: Literal["play", "draw", "quit"]
-    card: Card | None = None
+    card: Card | None = Field(default=None, description="Required for play; ignored otherwise")
+
+    @model_validator(mode="after")
+    def _play_names_a_card(self) -> ActionReply:
+        if self.action == "play" and self.card is None:
+            raise ValueError("a play needs a card")
+        return self
 
 
 FromBot = Annotated[HelloReply | ActionReply, Field(discriminator="type")]

@@ -54,10 +54,13 @@ class BotSession:
     def handshake(self, hello: dict[str, Any]) -> HelloReply:
         """Send hello and return the bot's reply; raise BotFault if it does not come right."""
         deadline = time.monotonic() + self.startup
-        self.transport.send(encode(hello), deadline)
-        line = self.transport.readline(deadline)
         try:
+            self.transport.send(encode(hello), deadline)
+            line = self.transport.readline(deadline)
             return _HELLO.validate_json(line)
+        except BotFault as err:
+            err.detail = f"handshake: {err.detail}"
+            raise
         except ValidationError as err:
             fault = _describe(line, err)
             fault.detail = f"handshake: {fault.detail}"

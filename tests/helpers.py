@@ -1,0 +1,177 @@
+"""Test utilities: a scripted fake Transport, bot folders in tmp_path, /proc scans, a time limit."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from harness.errors import BotTimeout
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_RANDOM = REPO / "sample_bots" / "random"
+TEST_BOTS = Path(__file__).resolve().parent / "bots"
+
+Reply = bytes | str | BaseException
+
+
+class ScriptedTransport:
+    """A fake bot for BotSession, in the style of python-chess's MockTransport.
+
+    ``expect(sent, replies)`` says: the next message sent must contain the fields of
+    ``sent`` (a dict compared key by key, or None for anything), and after it the bot
+    "writes" ``replies`` (lines without newline; an exception is raised by readline).
+    With no scripted reply left, readline raises BotTimeout, as a silent bot would.
+    """
+
+    def __init__(self) -> None:
+        self.script: deque[tuple[dict[str, Any] | None, list[Reply]]] = deque()
+        self.replies: deque[Reply] = deque()
+        self.sent: list[dict[str, Any]] = []
+        self.deadlines: list[float] = []
+
+    def expect(self, sent: dict[str, Any] | None, replies: Iterable[Reply] = ()) -> None:
+        self.script.append((sent, list(replies)))
+
+    def send(self, data: bytes, deadline: float) -> None:
+        if not data.endswith(b"\n") or data.count(b"\n") != 1:
+            raise AssertionError(f"a message must be exactly one line: {data!r}")
+        message = json.loads(data)
+        self.sent.append(message)
+        self.deadlines.append(deadline)
+        if not self.script:
+            raise AssertionError(f"unexpected message {message!r}")
+        want, replies = self.script.popleft()
+        if want is not None:
+            for key, value in want.items():
+                if message.get(key) != value:
+                    raise AssertionError(f"sent {message!r}, expected {key}={value!r}")
+        self.replies.extend(replies)
+
+    def readline(self, deadline: float) -> bytes:
+        self.deadlines.append(deadline)
+        if not self.replies:
+            raise BotTimeout("no scripted reply")
+        reply = self.replies.popleft()
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply.encode() if isinstance(reply, str) else reply
+
+    def assert_done(self) -> None:
+        if self.script or self.replies:
+            raise AssertionError(f"left over: script {list(self.script)!r}, replies {list(self.replies)!r}")
+
+
+# -- bot folders -----------------------------------------------------------------------
+
+
+def copy_bot(source: Path, dest: Path, *, name: str | None = None, env: dict[str, str] | None = None) -> Path:
+    """Copy a bot folder to ``dest`` and rewrite its bot.toml.
+
+    The command's ``python3`` becomes ``sys.executable``: the pyenv shim on PATH is a
+    shell script that adds PYENV_* variables and costs a fork per start.
+    """
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    import tomllib
+
+    raw = tomllib.loads((dest / "bot.toml").read_text())
+    command = raw["command"] if isinstance(raw["command"], list) else raw["command"].split()
+    if command[0] == "python3":
+        command = [sys.executable, *command[1:]]
+    lines = [
+        f"name = {json.dumps(name or raw['name'])}",
+        f"version = {json.dumps(raw.get('version', '0'))}",
+        f"command = {json.dumps(command)}",
+    ]
+    merged = {**raw.get("env", {}), **(env or {})}
+    if merged:
+        lines.append("[env]")
+        lines += [f"{json.dumps(k)} = {json.dumps(v)}" for k, v in merged.items()]
+    (dest / "bot.toml").write_text("\n".join(lines) + "\n")
+    return dest
+
+
+def random_bot(tmp: Path, name: str) -> Path:
+    return copy_bot(SAMPLE_RANDOM, tmp / name, name=name)
+
+
+def fault_bot(tmp: Path, kind: str, name: str | None = None) -> Path:
+    """Copy ``tests/bots/<kind>`` into ``tmp``."""
+    return copy_bot(TEST_BOTS / kind, tmp / (name or kind), name=name)
+
+
+# -- processes ---------------------------------------------------------------------------
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + os.sep)
+
+
+def bot_processes(folder: Path) -> list[tuple[int, str]]:
+    """Live processes whose cwd or any cmdline argument is under ``folder`` (zombies excluded)."""
+    root = str(folder.resolve())
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+            if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"Z", b"X"):
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                argv = [a.decode(errors="replace") for a in fh.read().split(b"\0") if a]
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+        except OSError:
+            continue
+        if _under(cwd, root) or any(_under(arg, root) or root in arg for arg in argv):
+            found.append((int(entry), " ".join(argv)))
+    return found
+
+
+def no_bot_processes_left(folder: Path, grace: float = 2.0) -> bool:
+    """True when no live process runs in or from ``folder``; waits up to ``grace`` s for exits."""
+    end = time.monotonic() + grace
+    while bot_processes(folder):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] not in (b"Z", b"X")
+
+
+class TookTooLong(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise TookTooLong in the main thread after ``seconds`` (a hang fails, never blocks CI)."""
+
+    def alarm(*_: object) -> None:
+        raise TookTooLong(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
