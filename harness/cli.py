@@ -114,6 +114,13 @@ def main() -> None:
     help="Folder for replays, logs and summary.json.",
 )
 @click.option("--gzip", "compress", is_flag=True, help="Write replays as .jsonl.gz.")
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="Confine bots with bubblewrap (auto: when installed). See docs/sandbox.md.",
+)
 @rules_options
 @friendly
 def match(
@@ -122,11 +129,13 @@ def match(
     seed: int,
     out: Path,
     compress: bool,
+    sandbox: str,
     move_time: float | None,
     startup_time: float | None,
     **rules: Any,
 ) -> None:
     """Play GAMES games between 2-6 BOT folders, seats rotating; print a result table."""
+    from harness.limits import merge_limits
     from harness.match import Clock, MatchConfig, TableSettings, run_match
     from harness.sandbox import resolve_sandbox
 
@@ -137,13 +146,16 @@ def match(
         raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
     options = game.parse_options(collect_rules(rules))
     clock = Clock(startup=startup_time or 10.0, move=move_time or 1.0)
+    wrapper = resolve_sandbox(sandbox)
+    for spec in specs:  # a bad [limits] table is bad input: say so before any game
+        merge_limits({}, spec.limits, spec.name)
     out.mkdir(parents=True, exist_ok=True)
     settings = TableSettings(
         game=game.name,
         options=options,
         clock=clock,
         logs=out / "logs",
-        wrapper=resolve_sandbox("none"),
+        wrapper=wrapper,
     )
     config = MatchConfig(specs, games, seed, out, settings, compress)
     started = time.monotonic()
@@ -184,24 +196,38 @@ def match(
     help="Re-simulate through the rules; exit 1 at the first disagreement.",
 )
 @click.option("--step", is_flag=True, help="Wait for Enter between steps.")
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write a self-contained HTML viewer of the game to this file.",
+)
 @friendly
-def replay(file: Path, seat: int | None, verify: bool, step: bool) -> None:
+def replay(file: Path, seat: int | None, verify: bool, step: bool, html_out: Path | None) -> None:
     """Show a replay FILE step by step, or check it with --verify."""
     from harness.replay.io import read_replay
     from harness.replay.render import render
     from harness.replay.verify import verify as check
 
     records = read_replay(file)
+    problem = check(records)
     if verify:
-        problem = check(records)
         if problem is not None:
             click.echo(f"{file}: {problem}", err=True)
             sys.exit(1)
         click.echo(f"{file}: ok ({len(records)} records)")
         return
+    if problem is not None:  # the step-through replays the cards: it needs a sound file
+        raise HarnessError(f"{file}: cannot show a replay that does not verify: {problem}")
     players = len(getattr(records[0], "players", []))
     if seat is not None and seat >= players:
         raise HarnessError(f"--seat {seat}: the game has seats 0-{players - 1}")
+    if html_out is not None:
+        from harness.html.viewer import save_viewer
+
+        click.echo(f"wrote {save_viewer(records, html_out, seat=seat, source=file.name)}")
+        return
     for block in render(records, seat):
         click.echo(block)
         if step and sys.stdin.isatty():
@@ -225,3 +251,19 @@ def schema(folder: Path, check: bool) -> None:
         return
     for path in schemas.write(folder):
         click.echo(f"wrote {path}")
+
+
+from harness.commands.league import league, ratings  # noqa: E402
+
+main.add_command(league)
+main.add_command(ratings)
+
+
+from harness.commands.report import report  # noqa: E402
+
+main.add_command(report)
+
+
+from harness.commands.checkbot import check_bot  # noqa: E402
+
+main.add_command(check_bot)

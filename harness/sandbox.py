@@ -1,13 +1,299 @@
-"""Sandboxes for bot processes (wrappers around the bot's command)."""
+"""Sandboxes for bot processes: an argv prefix that confines the bot's command.
+
+``resolve_sandbox(mode, limits)`` returns a :data:`harness.match.Wrapper`, a picklable
+frozen dataclass (the league ships it to worker processes):
+
+* ``none`` – :class:`Limited`: resource limits only (``prlimit``, a pids cgroup);
+* ``bwrap`` – :class:`Bubblewrap`: the same limits, and bubblewrap gives the bot no
+  network, a read-only view of the system, its own folder read-only, a private
+  size-bounded temp, its own PID namespace, no capabilities, and death with the referee;
+* ``auto`` – ``bwrap`` when it is installed and works, else ``none`` with a warning
+  that names the protections that are missing.
+
+See docs/sandbox.md.
+"""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.bots.manifest import BotSpec, resolve_program
 from harness.errors import HarnessError
+from harness.limits import MIB, check_limits, merge_limits, prlimit_args
 from harness.match import Wrapper
 
+MODES = ("auto", "bwrap", "none")
+# what a bot may see of the system, read-only (symlinks such as /bin -> usr/bin are recreated)
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+MISSING = (
+    "no network isolation, a full view of the filesystem (the output folder, other bots, "
+    "the harness), no PID namespace (a bot can see and signal other processes)"
+)
+_CGROUP_GROUP = "llama-harness"
+_HERE = Path(__file__).resolve().parent  # the harness package: never shown to a bot
 
-def resolve_sandbox(mode: str) -> Wrapper | None:
-    """Return the wrapper for ``mode``; ``none`` runs bots as plain processes."""
-    if mode == "none":
+
+# -- limits: prlimit and a pids cgroup ---------------------------------------------------
+
+
+def _pids_cgroup_root() -> Path | None:
+    """The pids-controller hierarchy we may create groups in (cgroup v1 or v2), or None."""
+    v1 = Path("/sys/fs/cgroup/pids")
+    if (v1 / "cgroup.procs").is_file() and os.access(v1, os.W_OK):
+        return v1
+    v2 = Path("/sys/fs/cgroup")
+    with contextlib.suppress(OSError):
+        if "pids" in (v2 / "cgroup.subtree_control").read_text().split() and os.access(v2, os.W_OK):
+            return v2
+    return None
+
+
+_created: list[Path] = []  # groups made by this process, removed at exit
+_counter = [0]
+
+
+def _cleanup_groups(parent: Path, final: bool = False) -> None:
+    """Remove empty groups left by this process or by dead ones (EBUSY keeps live ones)."""
+    me = os.getpid()
+    with contextlib.suppress(OSError):
+        for child in parent.iterdir():
+            if not child.is_dir():
+                continue
+            owner = child.name.split("-", 1)[0]
+            mine = owner == str(me)
+            if not mine and owner.isdigit() and Path(f"/proc/{owner}").exists():
+                continue  # another harness process still running owns it
+            with contextlib.suppress(OSError):
+                child.rmdir()
+    if final:
+        _created.clear()
+
+
+def _new_pids_group(name: str, processes: int) -> Path | None:
+    """Create a pids cgroup allowing ``processes`` (+ bubblewrap's own); None if impossible."""
+    root = _pids_cgroup_root()
+    if root is None:
         return None
-    raise HarnessError(f"--sandbox {mode!r}: not available")
+    parent = root / _CGROUP_GROUP
+    try:
+        parent.mkdir(exist_ok=True)
+        if root.name != "pids":  # cgroup v2: children need the controller enabled here
+            control = parent / "cgroup.subtree_control"
+            if "pids" not in control.read_text().split():
+                control.write_text("+pids")
+        _cleanup_groups(parent)
+        _counter[0] += 1
+        group = parent / f"{os.getpid()}-{_counter[0]}-{name}"
+        group.mkdir()
+        # two more: bubblewrap's monitor and the namespace's init
+        (group / "pids.max").write_text(str(processes + 2))
+    except OSError:
+        return None
+    if not _created:
+        atexit.register(_cleanup_groups, parent, True)
+    _created.append(group)
+    return group
+
+
+def _join_group(group: Path | None) -> list[str]:
+    """An argv prefix that moves the process into ``group`` before exec'ing the rest."""
+    if group is None:
+        return []
+    script = 'echo $$ > "$1" && shift && exec "$@"'
+    return ["/bin/sh", "-c", script, "llama-cgroup", str(group / "cgroup.procs")]
+
+
+def _limits_prefix(spec: BotSpec, league: Mapping[str, int], prlimit: str) -> tuple[list[str], dict[str, int]]:
+    limits = merge_limits(league, spec.limits, spec.name)
+    group = _new_pids_group(spec.name, limits["processes"])
+    return [*_join_group(group), prlimit, *prlimit_args(limits), "--"], limits
+
+
+@dataclass(frozen=True)
+class Limited:
+    """No sandbox: the bot runs as a plain process under resource limits."""
+
+    prlimit: str
+    limits: tuple[tuple[str, int], ...] = ()
+
+    def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
+        prefix, _ = _limits_prefix(spec, dict(self.limits), self.prlimit)
+        return prefix
+
+
+# -- bubblewrap ------------------------------------------------------------------------
+
+
+def _is_system(path: str) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in SYSTEM_PATHS)
+
+
+def _shebang(path: str) -> str | None:
+    """The interpreter a script names on its ``#!`` line (``env X`` resolved on PATH)."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if os.path.basename(words[0]) == "env":
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        return shutil.which(rest[0]) if rest else None
+    return words[0]
+
+
+def _root_of(path: str) -> str:
+    """The folder to show for a program outside the system folders.
+
+    A tool manager's folder (``~/.pyenv``, ``~/.nvm``: the first hidden component),
+    else an installation prefix (the parent of ``bin``), else the program's folder.
+    """
+    parts = Path(path).parts
+    for index, part in enumerate(parts[1:-1], 1):
+        if part.startswith("."):
+            return str(Path(*parts[: index + 1]))
+    parent = Path(path).parent
+    return str(parent.parent if parent.name == "bin" else parent)
+
+
+def interpreter_roots(spec: BotSpec) -> list[str]:
+    """Folders outside the system ones that the bot's program needs (e.g. a pyenv Python)."""
+    program = resolve_program(spec.folder, spec.command[0])
+    roots: list[str] = []
+    seen: set[str] = set()
+    todo = [program]
+    while todo and len(seen) < 8:
+        path = todo.pop()
+        if path in seen or not os.path.isabs(path):
+            continue
+        seen.add(path)
+        for candidate in {path, os.path.realpath(path)}:
+            if _is_system(candidate) or Path(candidate).is_relative_to(spec.folder):
+                continue
+            root = _root_of(candidate)
+            # never the whole filesystem, nor a folder holding the harness
+            if root == "/" or _HERE.is_relative_to(root):
+                root = os.path.dirname(candidate)
+            if root not in roots and not _HERE.is_relative_to(root):
+                roots.append(root)
+        interpreter = _shebang(os.path.realpath(path))
+        if interpreter:
+            todo.append(interpreter)
+    return roots
+
+
+@dataclass(frozen=True)
+class Bubblewrap:
+    """Bubblewrap around the bot, plus the resource limits of :class:`Limited`."""
+
+    bwrap: str
+    prlimit: str
+    limits: tuple[tuple[str, int], ...] = ()
+
+    def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
+        prefix, limits = _limits_prefix(spec, dict(self.limits), self.prlimit)
+        return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB)]
+
+
+def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int) -> list[str]:
+    """The bubblewrap command line (up to ``--``) for ``spec`` with private temp ``tmp``."""
+    size = str(tmp_bytes)
+    argv = [
+        bwrap,
+        "--unshare-all",  # network, IPC, UTS, cgroup, user (and PID) namespaces
+        "--unshare-user",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--new-session",  # no TIOCSTI into the referee's terminal
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "llama",
+    ]
+    for path in SYSTEM_PATHS:
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for root in interpreter_roots(spec):
+        argv += ["--ro-bind", root, root]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp"]
+    # HOME and TMPDIR name the host temp path: the same path, private, inside
+    tmp_path = str(tmp)
+    argv += ["--dir", tmp_path] if tmp_path.startswith("/tmp/") else ["--size", size, "--tmpfs", tmp_path]
+    folder = str(spec.folder)
+    argv += ["--ro-bind", folder, folder, "--chdir", folder]
+    # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--"]
+    return argv
+
+
+# -- choosing -------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=4)
+def _bwrap_works(bwrap: str) -> str | None:
+    """Run a trivial sandbox (once per process); return None if it works, else bubblewrap's complaint."""
+    try:
+        done = subprocess.run(
+            [*bwrap_argv(bwrap, _PROBE, Path("/tmp/llama-probe"), MIB), "/bin/true"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return str(err)
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else f"exit status {done.returncode}"
+    return None
+
+
+_PROBE = BotSpec(name="probe", version="0", folder=Path("/usr"), command=("/bin/true",))
+
+
+def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapper | None:
+    """Return the wrapper for ``mode`` (auto, bwrap, none) with the league's ``limits``.
+
+    Raises HarnessError for an unknown mode or limit, or ``bwrap`` when bubblewrap is
+    missing or cannot run. ``auto`` without bubblewrap warns on stderr and limits only.
+    """
+    if mode not in MODES:
+        raise HarnessError(f"--sandbox {mode!r}: choose one of {', '.join(MODES)}")
+    league = tuple(sorted(check_limits(limits or {}, "limits").items()))
+    prlimit = shutil.which("prlimit") or ("/usr/bin/prlimit" if os.path.exists("/usr/bin/prlimit") else None)
+    if mode in ("auto", "bwrap"):
+        bwrap = shutil.which("bwrap") or ("/usr/bin/bwrap" if os.path.exists("/usr/bin/bwrap") else None)
+        problem = "bubblewrap (bwrap) is not installed" if bwrap is None else None
+        if bwrap is not None:
+            broken = _bwrap_works(bwrap)
+            if broken is not None:
+                problem = f"bubblewrap ({bwrap}) cannot create a sandbox here: {broken}"
+        if problem is None and bwrap is not None:
+            if prlimit is None:
+                raise HarnessError("--sandbox: prlimit (util-linux) is not installed; it applies the resource limits")
+            return Bubblewrap(bwrap, prlimit, league)
+        if mode == "bwrap":
+            raise HarnessError(f"--sandbox bwrap: {problem}")
+        print(f"warning: {problem}; bots run without a sandbox: {MISSING}", file=sys.stderr)
+    if prlimit is None:
+        print("warning: prlimit (util-linux) not found: bots run without resource limits", file=sys.stderr)
+        return None
+    return Limited(prlimit, league)
+
+
+__all__ = ["MISSING", "MODES", "Bubblewrap", "Limited", "bwrap_argv", "interpreter_roots", "resolve_sandbox"]

@@ -1,0 +1,478 @@
+"""``check-bot``: the conformance checker a bot author runs before submitting a bot.
+
+It builds the bot, checks the handshake, feeds it scripted positions (the edge cases
+of RULES.md, with messages built exactly as the referee builds them), checks that it
+tolerates unknown fields and message types, plays a few games against the sample
+bots, and reports its move times. Each check yields a :class:`Check`; the CLI prints
+one line per check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import random
+import shutil
+import statistics
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.bots.manifest import BotSpec, load_bot
+from harness.bots.process import LOG_CAP, BotProcess
+from harness.errors import BotFault, FaultKind, HarnessError
+from harness.games.base import IllegalAction
+from harness.games.llama.rules import LLAMA, Deal, Options, Variant, deck, placements
+from harness.games.llama.state import LlamaState
+from harness.limits import merge_limits
+from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
+from harness.protocol.messages import PROTOCOL_VERSION
+from harness.protocol.session import BotSession
+
+PLAYERS = 3
+SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+DEFAULT_OPPONENTS = ("random", "heuristic")
+
+_HINTS = {
+    FaultKind.TIMEOUT: "write one line per reply and flush stdout after it",
+    FaultKind.CRASH: "the bot stopped: read its stderr",
+    FaultKind.MALFORMED: "each reply must be one JSON object on one UTF-8 line",
+    FaultKind.INVALID: "see docs/protocol.md for the reply fields",
+    FaultKind.STARTUP: "check the command in bot.toml",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one check: ``ok``, and for a failure a reason a bot author understands."""
+
+    name: str
+    ok: bool
+    reason: str = ""
+
+    def line(self) -> str:
+        if self.ok:
+            return f"PASS {self.name}" + (f" ({self.reason})" if self.reason else "")
+        return f"FAIL {self.name}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Settings:
+    clock: Clock = field(default_factory=Clock)
+    wrapper: Wrapper | None = None
+    opponents: tuple[Path, ...] = ()
+    games: int = 3
+    seed: int = 0
+    out: Path | None = None  # keep logs and replays here (else a temp folder)
+
+
+# -- scripted positions ----------------------------------------------------------------
+
+
+def _deal(hands: Sequence[Sequence[int]], discard: int, stock: Sequence[int] | None = None) -> Deal:
+    """A deal with these hands and discard; the stock is the rest of the deck unless given."""
+    rest = deck(Variant.STANDARD)
+    for card in [discard, *(card for hand in hands for card in hand)]:
+        rest.remove(card)  # ValueError: a scenario uses more copies than the deck holds
+    if stock is None:
+        random.Random(len(rest)).shuffle(rest)
+        stock = rest
+    return Deal(hands=tuple(tuple(hand) for hand in hands), discard=discard, stock=tuple(stock))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A position for the bot at ``seat``: a deal, the other seats' moves, a tweak."""
+
+    name: str
+    seat: int
+    deal: Deal
+    before: tuple[dict[str, Any], ...] = ()  # wire actions of the seats before the bot
+    legal: tuple[str, ...] = ()  # the legal actions it must see (a self-check)
+    tweak: Callable[[LlamaState], None] | None = field(default=None, compare=False)
+
+    def state(self) -> LlamaState:
+        state = LlamaState(Options(), PLAYERS, lambda _round: self.deal)
+        if self.tweak is not None:
+            self.tweak(state)
+        return state
+
+
+def _one_card(state: LlamaState) -> None:
+    state.hands[0] = [3]
+
+
+SCENARIOS = (
+    Scenario(
+        "first turn",
+        0,
+        _deal([(1, 2, 3, 5, 6, 6), (1, 1, 4, 4, 5, 7), (2, 3, 3, 6, 7, 7)], 2),
+        legal=("play 2", "play 3", "draw", "quit"),
+    ),
+    Scenario(
+        "only quit is legal",
+        2,
+        _deal([(2, 2, 3, 4, 5, 6), (1, 1, 2, 3, 4, 5), (1, 1, 2, 5, 6, 7)], 3),
+        before=({"action": "quit"}, {"action": "quit"}),
+        legal=("quit",),
+    ),
+    Scenario(
+        "last player left in the round (no draw)",
+        2,
+        _deal([(2, 2, 3, 4, 5, 6), (1, 1, 2, 3, 4, 6), (1, 1, 2, 5, 6, 7)], 4),
+        before=({"action": "quit"}, {"action": "quit"}),
+        legal=("play 5", "quit"),
+    ),
+    Scenario(
+        "empty stock",
+        1,
+        _deal([(3, 5, 5, 6, 6, 7), (4, 4, 6, 1, 1, 2), (1, 2, 3, 3, 5, 7)], 2, stock=()),
+        before=({"action": "play", "card": 3},),
+        legal=("play 4", "quit"),
+    ),
+    Scenario(
+        "a Llama on top",
+        0,
+        _deal([(7, 1, 3, 5, 5, 2), (2, 2, 3, 4, 6, 6), (1, 3, 4, 4, 5, 6)], LLAMA),
+        legal=("play 7", "play 1", "draw", "quit"),
+    ),
+    Scenario(
+        "a 6 on top",
+        1,
+        _deal([(1, 1, 2, 3, 4, 5), (6, 7, 2, 2, 3, 4), (1, 3, 4, 5, 5, 7)], 6),
+        before=({"action": "draw"},),
+        legal=("play 6", "play 7", "draw", "quit"),
+    ),
+    Scenario(
+        "one card left",
+        0,
+        _deal([(3, 1, 1, 4, 4, 5), (2, 2, 5, 6, 6, 7), (1, 3, 4, 5, 6, 7)], 2),
+        legal=("play 3", "draw", "quit"),
+        tweak=_one_card,
+    ),
+)
+
+
+def _label(action: Any) -> str:
+    return str(action)
+
+
+def hello_message(seat: int, players: int, games: int, clock: Clock) -> dict[str, Any]:
+    """The hello the referee sends (see :class:`harness.match.BotPlayer`)."""
+    options = Options().to_dict()
+    return {
+        "type": "hello",
+        "protocol": PROTOCOL_VERSION,
+        "game": "llama",
+        "variant": options["variant"],
+        "options": options,
+        "seat": seat,
+        "players": players,
+        "games": games,
+        "time": {"startup_ms": round(clock.startup * 1000), "move_ms": round(clock.move * 1000)},
+    }
+
+
+def turn_message(state: LlamaState, game_no: int, seat: int, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The turn the referee sends (see :func:`harness.referee.play_game`)."""
+    return {
+        "type": "turn",
+        "id": 0,
+        "game": game_no,
+        "seat": seat,
+        **state.view(seat),
+        "legal": [a.wire() for a in state.legal_actions()],
+        "events": events,
+    }
+
+
+def prepare(scenario: Scenario) -> tuple[LlamaState, dict[str, Any]]:
+    """Play the other seats' moves; return the state and the round_start notice for the bot."""
+    state = scenario.state()
+    notice = {"type": "round_start", "game": 0, **state.round_start_notice(scenario.seat)}
+    for wire in scenario.before:
+        state.apply(state.parse_action(wire))
+    if state.to_move() != scenario.seat:
+        raise RuntimeError(f"scenario {scenario.name!r}: seat {scenario.seat} is not to move")
+    return state, notice
+
+
+def game_end_message(state: LlamaState, game_no: int) -> dict[str, Any]:
+    """A game cut short after the scripted position (adjudicated)."""
+    forfeited = [False] * state.players
+    places = placements(state.scores, forfeited)
+    return {
+        "type": "game_end",
+        "game": game_no,
+        "scores": list(state.scores),
+        "winners": [s for s in range(state.players) if places[s] == 1],
+        "placements": places,
+        "forfeited": forfeited,
+        "adjudicated": True,
+    }
+
+
+# -- talking to the bot -----------------------------------------------------------------
+
+
+def explain(fault: BotFault, tail: str = "") -> str:
+    """A fault as a bot author should read it: kind, detail, hint, the last stderr line."""
+    text = f"{fault.kind.value}: {fault.detail}"
+    hint = _HINTS.get(fault.kind)
+    if hint:
+        text += f" ({hint})"
+    last = [line for line in tail.strip().splitlines() if line.strip()]
+    if last:
+        text += f"; its stderr ends with: {last[-1][:200]!r}"
+    return text
+
+
+class _Bot:
+    """One running copy of the bot, started on demand; records each answer's time."""
+
+    def __init__(self, spec: BotSpec, settings: Settings, logs: Path) -> None:
+        self.spec = spec
+        self.settings = settings
+        self.log = logs / f"{spec.name}.check.stderr.log"
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"llama-check-{spec.name}-"))
+        self.proc: BotProcess | None = None
+        self.session: BotSession | None = None
+        self.times: list[float] = []
+
+    def start(self, hello: dict[str, Any]) -> tuple[str, str]:
+        wrapper = self.settings.wrapper(self.spec, self.tmp) if self.settings.wrapper else []
+        self.proc = BotProcess(self.spec, self.log, self.tmp, wrapper=wrapper)
+        clock = self.settings.clock
+        self.session = BotSession(self.proc, startup=clock.startup, move=clock.move)
+        reply = self.session.handshake(hello)
+        return reply.name, reply.version
+
+    def notify(self, message: dict[str, Any]) -> None:
+        assert self.session is not None  # start() succeeded
+        self.session.notify(message)
+
+    def ask(self, turn: dict[str, Any]) -> dict[str, Any]:
+        assert self.session is not None  # start() succeeded
+        reply, elapsed = self.session.ask(turn)
+        self.times.append(elapsed)
+        return {"action": reply.action, "card": reply.card}
+
+    def fail(self, fault: BotFault) -> str:
+        tail = self.proc.stderr_tail() if self.proc else ""
+        self.stop()
+        return explain(fault, tail)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.session is not None:
+                with contextlib.suppress(BotFault):
+                    self.session.notify({"type": "shutdown"})
+            self.proc.close(grace=0.3)
+        self.proc = self.session = None
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any] | None = None) -> Check:
+    name = f"position: {scenario.name}"
+    state, notice = prepare(scenario)
+    notice["game"] = game_no
+    extra = extra or {}
+    turn = turn_message(state, game_no, scenario.seat, list(state.public))
+    legal = [_label(a) for a in state.legal_actions()]
+    start = {"type": "game_start", "game": game_no, "seat": scenario.seat, "players": PLAYERS, "seed": game_no}
+    try:
+        bot.notify({**start, **extra})
+        bot.notify({**notice, **extra})
+        wire = bot.ask({**turn, **extra})
+    except BotFault as fault:
+        return Check(name, False, bot.fail(fault))
+    try:
+        action = state.parse_action(wire)
+    except IllegalAction as err:
+        bot.stop()
+        return Check(name, False, f"answered an illegal move: {err} (legal here: {', '.join(legal)})")
+    state.apply(action)
+    try:
+        bot.notify(game_end_message(state, game_no))
+    except BotFault as fault:
+        return Check(name, False, bot.fail(fault))
+    return Check(name, True, f"{_label(action)}; legal: {', '.join(legal)}")
+
+
+def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]) -> Iterator[Check]:
+    """The handshake, then every scripted position, restarting the bot after a fault."""
+    bot = _Bot(spec, settings, logs)
+    games = len(SCENARIOS)
+    try:
+        try:
+            name, version = bot.start(hello_message(SCENARIOS[0].seat, PLAYERS, games, settings.clock))
+        except BotFault as fault:
+            yield Check("handshake", False, bot.fail(fault))
+            for scenario in SCENARIOS:
+                yield Check(f"position: {scenario.name}", False, "not tried: the handshake failed")
+            return
+        yield Check("handshake", True, f"name {name!r}, version {version!r}")
+        for game_no, scenario in enumerate(SCENARIOS, 1):
+            if bot.session is None:
+                try:
+                    bot.start(hello_message(scenario.seat, PLAYERS, games, settings.clock))
+                except BotFault as fault:
+                    yield Check(f"position: {scenario.name}", False, f"restart failed: {bot.fail(fault)}")
+                    continue
+            yield _position(bot, scenario, game_no)
+        bot.stop()
+        # unknown fields and message types: a fresh process, every message with extras
+        extra = {"x_future_field": {"note": "ignore fields you do not know"}}
+        try:
+            bot.start({**hello_message(0, PLAYERS, 1, settings.clock), **extra})
+            bot.notify({"type": "x_announcement", "text": "ignore message types you do not know"})
+        except BotFault as fault:
+            yield Check("unknown fields and messages", False, bot.fail(fault))
+            return
+        check = _position(bot, SCENARIOS[0], 1, extra)
+        yield dataclasses.replace(check, name="unknown fields and messages", reason="" if check.ok else check.reason)
+    finally:
+        bot.close()
+        times.extend(bot.times)
+
+
+# -- games against the sample bots ----------------------------------------------------
+
+
+def default_opponents() -> tuple[Path, ...]:
+    return tuple(SAMPLE_BOTS / name for name in DEFAULT_OPPONENTS if (SAMPLE_BOTS / name / "bot.toml").is_file())
+
+
+def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> Iterator[Check]:
+    name = f"games against {', '.join(p.name for p in settings.opponents) or 'sample bots'}"
+    if not settings.opponents:
+        yield Check(name, False, f"no opponents: no sample bots found in {SAMPLE_BOTS}; pass --opponent DIR")
+        return
+    try:
+        opponents = [load_bot(folder) for folder in settings.opponents]
+    except HarnessError as err:
+        yield Check(name, False, f"opponent: {err}")
+        return
+    taken = {spec.name}
+    for index, other in enumerate(opponents):
+        while other.name in taken:  # checking a sample bot against itself: rename the copy
+            other = dataclasses.replace(other, name=f"{other.name}-opponent")
+        opponents[index] = other
+        taken.add(other.name)
+    table = TableSettings(
+        game="llama", options=Options(), clock=settings.clock, logs=out / "logs", wrapper=settings.wrapper
+    )
+    try:
+        result = run_match(MatchConfig((spec, *opponents), settings.games, settings.seed, out, table))
+    except HarnessError as err:
+        yield Check(name, False, str(err))
+        return
+    mine = [f for f in result.faults if f["bot"] == spec.name]
+    if mine:
+        first = mine[0]
+        fault = BotFault(first["detail"], FaultKind(first["kind"]))
+        reason = f"{len(mine)} fault(s) in {result.games} games; first, game {first['game']}: {explain(fault)}"
+        where = f"log: {first['log']}" if settings.out is not None else "keep its log with --out DIR"
+        yield Check(name, False, f"{reason} ({where})")
+    else:
+        tally = result.tallies[spec.name]
+        yield Check(name, True, f"{result.games} games, {tally.wins:g} won, no faults")
+    for replay in result.replays:
+        times.extend(_replay_times(Path(replay), spec.name))
+
+
+def _replay_times(path: Path, name: str) -> list[float]:
+    times: list[float] = []
+    seats: set[int] = set()
+    with contextlib.suppress(OSError, ValueError), open(path, encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            if record.get("type") == "header":
+                seats = {i for i, p in enumerate(record.get("players", [])) if p.get("name") == name}
+            elif record.get("type") == "action" and record.get("seat") in seats and "ms" in record:
+                times.append(record["ms"] / 1000.0)
+    return times
+
+
+def _move_times(times: list[float], limit: float) -> Check:
+    name = "move times"
+    if not times:
+        return Check(name, False, "no move was answered, so there is nothing to time")
+    ordered = sorted(times)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    text = (
+        f"median {statistics.median(ordered) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+        f"max {ordered[-1] * 1000:.1f} ms over {len(ordered)} moves; limit {limit * 1000:.0f} ms"
+    )
+    if p99 > 0.8 * limit:
+        return Check(name, False, f"{text}: too close to the limit, the bot will time out under load")
+    return Check(name, True, text)
+
+
+def _stderr(logs: Sequence[Path]) -> Check:
+    sizes = [log.stat().st_size if log.exists() else 0 for log in logs]
+    if max(sizes) >= LOG_CAP:
+        cap = LOG_CAP >> 20
+        return Check(
+            "stderr volume",
+            False,
+            f"wrote over {cap} MiB to stderr in a few games; the harness keeps only the first "
+            f"{cap} MiB of a bot's stderr per match, so log less",
+        )
+    return Check("stderr volume", True, f"{sum(sizes)} bytes")
+
+
+# -- the whole run ----------------------------------------------------------------------
+
+
+def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
+    """Run every check on the bot in ``folder``, yielding each result as it is known."""
+    times: list[float] = []  # answer times, positions and games
+    try:
+        spec = load_bot(folder)
+        merge_limits({}, spec.limits, spec.name)
+    except HarnessError as err:
+        yield Check("manifest", False, str(err))
+        return
+    yield Check("manifest", True, f"bot {spec.name!r} version {spec.version!r}")
+    own_out = settings.out is None
+    out = Path(tempfile.mkdtemp(prefix="llama-check-")) if settings.out is None else settings.out
+    try:
+        logs = out / "logs"
+        if spec.build:
+            try:
+                build_bot(spec, logs)
+            except HarnessError as err:
+                yield Check("build", False, str(err))
+                return
+            yield Check("build", True, " ".join(spec.build))
+        checks = list(_positions(spec, settings, logs, times))
+        yield from checks
+        if not checks[0].ok:
+            yield Check("games", False, "not tried: the handshake failed")
+            return
+        yield from _games(spec, settings, out, times)
+        yield _stderr([logs / f"{spec.name}.check.stderr.log", logs / f"{spec.name}.stderr.log"])
+        yield _move_times(times, settings.clock.move)
+    finally:
+        if own_out:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+__all__ = [
+    "SCENARIOS",
+    "Check",
+    "Scenario",
+    "Settings",
+    "check_bot",
+    "default_opponents",
+    "hello_message",
+    "prepare",
+    "turn_message",
+]

@@ -1,0 +1,86 @@
+"""The ``check-bot`` command: conformance checks for a bot author, one line per check."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from harness.cli import friendly
+
+
+@click.command("check-bot")
+@click.argument("bot_dir", type=click.Path(path_type=Path))
+@click.option(
+    "--opponent",
+    "opponents",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Bot folder to play against (repeatable) [default: sample_bots/random and heuristic].",
+)
+@click.option("--games", "-n", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--move-time",
+    type=click.FloatRange(min=0.001),
+    default=1.0,
+    show_default=True,
+    help="Seconds the bot has for each move.",
+)
+@click.option(
+    "--startup-time",
+    type=click.FloatRange(min=0.001),
+    default=10.0,
+    show_default=True,
+    help="Seconds the bot has to start and answer hello.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="Run the bot as the league would (auto: bubblewrap when installed).",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Keep logs and replays in this folder [default: a temporary folder, removed].",
+)
+@friendly
+def _check_bot(
+    bot_dir: Path,
+    opponents: tuple[Path, ...],
+    games: int,
+    seed: int,
+    move_time: float,
+    startup_time: float,
+    sandbox: str,
+    out: Path | None,
+) -> None:
+    """Check that the bot in BOT_DIR speaks protocol v1: PASS/FAIL per check, exit 0 if all pass."""
+    from harness.checkbot import Settings, default_opponents
+    from harness.checkbot import check_bot as run_checks
+    from harness.match import Clock
+    from harness.sandbox import resolve_sandbox
+
+    settings = Settings(
+        clock=Clock(startup=startup_time, move=move_time),
+        wrapper=resolve_sandbox(sandbox),
+        opponents=opponents or default_opponents(),
+        games=games,
+        seed=seed,
+        out=out,
+    )
+    failed = total = 0
+    for check in run_checks(bot_dir, settings):
+        total += 1
+        failed += not check.ok
+        click.echo(check.line())
+    click.echo(f"{total - failed}/{total} checks passed" + ("" if failed else f": {bot_dir} is ready"))
+    sys.exit(1 if failed else 0)
+
+
+# an explicit type: harness.cli imports this module at its end (an import cycle mypy cannot infer through)
+check_bot: click.Command = _check_bot

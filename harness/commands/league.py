@@ -1,0 +1,128 @@
+"""The ``league`` and ``ratings`` commands: thin click wrappers over :mod:`harness.league`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from harness.cli import collect_rules, friendly, rules_options
+from harness.errors import HarnessError
+
+
+def _anchor(value: str | None) -> tuple[str, float] | None:
+    """Parse ``BOT=RATING``; raise HarnessError quoting a bad value."""
+    if value is None:
+        return None
+    name, sep, rating = value.partition("=")
+    try:
+        number = float(rating)
+    except ValueError:
+        number = float("nan")
+    if not (sep and name) or number != number:
+        raise HarnessError(f"--anchor {value!r}: expected BOT=RATING, e.g. random=1000")
+    return name, number
+
+
+@click.command("league")
+@click.argument("bots", type=click.Path(exists=True, path_type=Path))
+@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Target number of games, rounded up to whole deal groups [default: 1000].")
+@click.option("--table-size", "-k", type=click.IntRange(2, 6), default=None, help="Seats per table [default: 4, or all bots when fewer].")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="League seed: the schedule and every deal [default: 0].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games played at once [default: the number of cores].")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("league-out"), show_default=True, help="League folder: results database, replays, logs.")
+@click.option("--duplicate/--no-duplicate", default=None, help="Duplicate deals: every bot holds every hand of a deal group [default: on].")
+@click.option("--cluster", metavar="tcp://HOST:PORT", default=None, help="Run the jobs on this Dask scheduler instead of local processes.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None, help="Bot sandbox [default: auto].")
+@click.option("--force", is_flag=True, help="If the config or a bot changed under --out, discard its results and start over.")
+@rules_options
+@friendly
+def league_command(
+    bots: Path,
+    games: int | None,
+    table_size: int | None,
+    seed: int | None,
+    jobs: int | None,
+    out: Path,
+    duplicate: bool | None,
+    cluster: str | None,
+    sandbox: Any,
+    force: bool,
+    move_time: float | None,
+    startup_time: float | None,
+    **rules: Any,
+) -> None:
+    """Play a league between the bots in BOTS and print Elo ratings.
+
+    BOTS is a folder of bot folders (each with a bot.toml) or a league file (.toml).
+    Run the same command again to resume an interrupted league.
+    """
+    from harness.league.config import Overrides, resolve
+    from harness.league.progress import Progress
+    from harness.league.runner import JobOutcome, run_league
+    from harness.league.standings import render
+    from harness.league.store import Store
+
+    config = resolve(
+        bots,
+        Overrides(
+            games=games,
+            table_size=table_size,
+            seed=seed,
+            jobs=jobs,
+            duplicate=duplicate,
+            move_time=move_time,
+            startup_time=startup_time,
+            sandbox=sandbox,
+            rules=collect_rules(rules),
+        ),
+    )
+    progress: Progress | None = None
+
+    def started(store: Store) -> None:
+        nonlocal progress
+        done, total = store.counts()
+        progress = Progress(sys.stderr, total, done)
+        for game in store.games():
+            progress.tally.add_stored(game)
+        where = f"the Dask cluster at {cluster}" if cluster else f"{config.jobs} local worker(s)"
+        resumed = f", {done} already played" if done else ""
+        click.echo(f"league: {len(config.bots)} bots, {total} games{resumed}, on {where}", err=True)
+
+    def listener(outcome: JobOutcome) -> None:
+        if progress is not None:
+            progress.update(outcome.games)
+
+    began = time.monotonic()
+    try:
+        run = run_league(config, out, cluster=cluster, force=force, listener=listener, started=started)
+    except KeyboardInterrupt:
+        raise HarnessError(f"interrupted; run the same command to resume the league in {out}") from None
+    finally:
+        if progress is not None:
+            progress.finish()
+    elapsed = time.monotonic() - began
+    click.echo(f"{run.played} games played in {elapsed:.1f} s ({run.total} in the league)", err=True)
+    click.echo(render(run.folder, "table"), nl=False)
+    click.echo(f"league folder: {run.folder} (replays in {run.folder / 'replays'}, results in league.db)")
+    click.echo(f"ratings again: llama-harness ratings {run.folder}")
+
+
+@click.command("ratings")
+@click.argument("league_dir", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
+@click.option("--anchor", metavar="BOT=RATING", default=None, help="Pin this bot's rating (default: the mean is 1500).")
+@friendly
+def ratings_command(league_dir: Path, fmt: str, anchor: str | None) -> None:
+    """Print the ratings of a league folder (also while the league is running)."""
+    from harness.league.standings import render
+
+    click.echo(render(league_dir, fmt, _anchor(anchor)), nl=False)
+
+
+# Declared types: harness.cli imports these at its end (an import cycle mypy cannot infer through).
+league: click.Command = league_command
+ratings: click.Command = ratings_command

@@ -1,0 +1,359 @@
+"""The league report: one self-contained HTML page of standings, charts and faults.
+
+``render_report`` is a pure function of the dict that ``llama-harness ratings --format
+json`` prints (``harness.league.standings.report_data``); ``write_report`` adds the
+viewer pages of the faulted games beside the report and links them.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.html.charts import Bar, colour, error_bars, heat, line_chart
+from harness.html.page import asset, shell
+
+
+def _num(value: Any, digits: int = 0, missing: str = "n/a") -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return missing
+    return f"{value:.{digits}f}"
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _cell(testid: str, value: Any, text: str, cls: str = "num") -> str:
+    # data-value holds the number exactly as in the data, so a test can compare it.
+    raw = html.escape(json.dumps(value if _float(value) is not None or isinstance(value, str) else None))
+    return f'<td class="{cls}" data-testid="{testid}" data-value="{raw}">{html.escape(text)}</td>'
+
+
+def _pm(value: Any, digits: int) -> str:
+    text = _num(value, digits)
+    return text if text == "n/a" else "±" + text
+
+
+def _share(value: Any) -> str:
+    number = _float(value)
+    return "n/a" if number is None else f"{100.0 * number:.1f}%"
+
+
+def standings_table(bots: Sequence[Mapping[str, Any]]) -> str:
+    """Return the standings as an HTML table, one row per bot in rank order."""
+    head = (
+        "<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>sequential</th><th>games</th>"
+        "<th>win share</th><th>mean score</th><th>mean penalty</th><th>faults</th></tr>"
+    )
+    rows = []
+    for rank, bot in enumerate(bots, 1):
+        name = str(bot.get("name", "?"))
+        faults = bot.get("faults", 0)
+        rows.append(
+            f'<tr data-testid="standing" data-bot="{html.escape(name)}">'
+            f'<td class="num">{rank}</td><td class="bot" data-testid="bot">{html.escape(name)}</td>'
+            + _cell("elo", bot.get("elo"), _num(bot.get("elo")))
+            + _cell("ci95", bot.get("ci95"), _pm(bot.get("ci95"), 0))
+            + _cell("sequential", bot.get("sequential"), _num(bot.get("sequential")))
+            + _cell("games", bot.get("games"), _num(bot.get("games")))
+            + _cell("win-share", bot.get("win_share"), _share(bot.get("win_share")))
+            + _cell("mean-score", bot.get("mean_score"), _num(bot.get("mean_score"), 2))
+            + _cell("mean-penalty", bot.get("mean_penalty"), _num(bot.get("mean_penalty"), 2))
+            + _cell("faults", faults, _num(faults), "num fault-count" if faults else "num")
+            + "</tr>"
+        )
+    return f'<table class="data standings" data-testid="standings"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def elo_chart(bots: Sequence[Mapping[str, Any]]) -> str:
+    """Return the Elo error-bar chart (dot = rating, bar = 95% interval)."""
+    bars = []
+    for i, bot in enumerate(bots):
+        elo, half = _float(bot.get("elo")), _float(bot.get("ci95"))
+        note = "n/a" if elo is None else f"{elo:.0f}" + (f" ± {half:.0f}" if half is not None else "")
+        bars.append(Bar(str(bot.get("name", "?")), elo, half, note, colour(i)[0]))
+    return error_bars(bars, testid="elo-chart", unit="Elo")
+
+
+def seats_section(seats: Sequence[Mapping[str, Any]]) -> str:
+    """Return the per-seat advantage as an error-bar chart and a table."""
+    if not seats:
+        return "<p>No seat advantage was fitted.</p>"
+    bars = []
+    rows = []
+    for seat in seats:
+        adv, half = _float(seat.get("advantage")), _float(seat.get("ci95"))
+        label = f"seat {seat.get('seat')}"
+        note = "n/a" if adv is None else f"{adv:+.0f}" + (f" ± {half:.0f}" if half is not None else "")
+        bars.append(Bar(label, adv, half, note, "#555555"))
+        rows.append(
+            f'<tr data-testid="seat-row"><td>{html.escape(label)}</td>'
+            + _cell("advantage", seat.get("advantage"), "n/a" if adv is None else f"{adv:+.1f}")
+            + _cell("seat-ci95", seat.get("ci95"), _pm(seat.get("ci95"), 1))
+            + "</tr>"
+        )
+    table = (
+        '<table class="data seats" data-testid="seats"><thead><tr><th>seat</th><th>advantage (Elo)</th>'
+        f"<th>±95%</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+    chart = error_bars(bars, testid="seat-chart", unit="Seat advantage (Elo)", zero=0.0)
+    return f'<div class="pair">{chart}{table}</div>'
+
+
+def crosstable(names: Sequence[str], cross: Mapping[str, Any]) -> str:
+    """Return the head-to-head table: row bot's wins-draws-losses against the column bot."""
+    head = "".join(f'<th class="rot"><span>{html.escape(b)}</span></th>' for b in names)
+    rows = []
+    for a in names:
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append('<td class="self"></td>')
+                continue
+            rec = (cross.get(a) or {}).get(b) or {}
+            w, d, lo = (int(rec.get(k, 0) or 0) for k in ("wins", "draws", "losses"))
+            total = w + d + lo
+            share = (w + d / 2) / total if total else None
+            title = f"{a} vs {b}: {w} wins, {d} draws, {lo} losses" + (
+                f" ({100 * share:.0f}%)" if share is not None else ""
+            )
+            cells.append(
+                f'<td class="wdl" style="background:{heat(share)}" data-testid="cross" data-row="{html.escape(a)}" '
+                f'data-col="{html.escape(b)}" title="{html.escape(title)}">{w}-{d}-{lo}</td>'
+            )
+        rows.append(f'<tr><th class="bot">{html.escape(a)}</th>{"".join(cells)}</tr>')
+    return (
+        '<table class="data matrix" data-testid="crosstable"><thead><tr><th>wins-draws-losses</th>'
+        f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def los_heatmap(names: Sequence[str], los: Mapping[str, Any]) -> str:
+    """Return the likelihood-of-superiority matrix as a coloured table (row beats column)."""
+    head = "".join(f'<th class="rot"><span>{html.escape(b)}</span></th>' for b in names)
+    rows = []
+    for a in names:
+        cells = []
+        for b in names:
+            if a == b:
+                cells.append('<td class="self"></td>')
+                continue
+            p = _float((los.get(a) or {}).get(b))
+            if p is None:
+                text = "n/a"
+            elif p > 0.999:
+                text = ">99.9%"
+            elif p < 0.001:
+                text = "<0.1%"
+            else:
+                text = f"{100 * p:.1f}%"
+            cells.append(
+                f'<td class="los" style="background:{heat(p)}" data-testid="los" data-row="{html.escape(a)}" '
+                f'data-col="{html.escape(b)}" data-value="{json.dumps(p)}" '
+                f'title="P({html.escape(a)} stronger than {html.escape(b)})">{text}</td>'
+            )
+        rows.append(f'<tr><th class="bot">{html.escape(a)}</th>{"".join(cells)}</tr>')
+    return (
+        '<table class="data matrix" data-testid="los"><thead><tr><th>P(row &gt; column)</th>'
+        f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def history_chart(names: Sequence[str], history: Sequence[Mapping[str, Any]]) -> str:
+    """Return each bot's rating against the number of games played, as a line chart."""
+    if not history:
+        return "<p>No rating history was recorded.</p>"
+    series: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    for point in history:
+        games = _float(point.get("games"))
+        for name, rating in (point.get("ratings") or {}).items():
+            value = _float(rating)
+            if games is not None and value is not None:
+                series.setdefault(str(name), []).append((games, value))
+    return line_chart(
+        series, testid="history-chart", x_label="games played", y_label="Elo", y_range=_settled(series)
+    )
+
+
+def _settled(series: Mapping[str, Sequence[tuple[float, float]]]) -> tuple[float, float] | None:
+    """The Elo range after the first quarter of the league.
+
+    Fits on a handful of games swing by thousands of points; an axis sized for them
+    would flatten the rest of the chart, so those early points are clipped instead.
+    """
+    points = [p for pts in series.values() for p in pts]
+    if not points:
+        return None
+    end = max(x for x, _ in points)
+    late = [y for x, y in points if x >= end / 4] or [y for _, y in points]
+    lo, hi = min(late), max(late)
+    pad = max((hi - lo) * 0.1, 10.0)
+    return lo - pad, hi + pad
+
+
+def faults_table(faults: Sequence[Mapping[str, Any]], links: Sequence[str | None]) -> str:
+    """Return the faults, each linked to its game's viewer page when one was written."""
+    if not faults:
+        return '<p data-testid="no-faults">No faults: every bot answered every turn in time and by the rules.</p>'
+    rows = []
+    for i, fault in enumerate(faults):
+        href = links[i] if i < len(links) else None
+        detail = str(fault.get("detail", ""))
+        short = detail if len(detail) <= 160 else detail[:157] + "..."
+        link = (
+            f'<a href="{html.escape(href)}" data-testid="fault-link">watch</a>'
+            if href
+            else html.escape(str(fault.get("replay") or ""))
+        )
+        rows.append(
+            f'<tr data-testid="fault"><td class="num">{html.escape(str(fault.get("game", "")))}</td>'
+            f'<td>{html.escape(str(fault.get("bot", "")))}</td><td class="kind">{html.escape(str(fault.get("kind", "")))}</td>'
+            f'<td class="detail" title="{html.escape(detail)}">{html.escape(short)}</td><td>{link}</td></tr>'
+        )
+    return (
+        '<table class="data faults" data-testid="faults"><thead><tr><th>game</th><th>bot</th><th>kind</th>'
+        f'<th>detail</th><th>replay</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={_plain(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, list | tuple):
+        return ", ".join(_plain(v) for v in value) or "-"
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _config(config: Any, games: Any, bots: int) -> str:
+    def cells(items: Sequence[tuple[Any, Any]]) -> str:
+        return "".join(f"<div><dt>{html.escape(str(k))}</dt><dd>{html.escape(_plain(v))}</dd></div>" for k, v in items)
+
+    summary = cells([("games played", games), ("bots", bots)])
+    settings = cells(list(config.items())) if isinstance(config, Mapping) else ""
+    return (
+        f'<dl class="config" data-testid="config">{summary}</dl>'
+        + (f'<details><summary>league settings</summary><dl class="config">{settings}</dl></details>' if settings else "")
+    )
+
+
+def render_report(
+    data: Mapping[str, Any],
+    *,
+    fault_links: Sequence[str | None] = (),
+    title: str = "L.L.A.M.A. league report",
+) -> str:
+    """Return the report page for ``data`` (the ``ratings --format json`` dict).
+
+    ``fault_links[i]`` is the relative address of the viewer page for ``data["faults"][i]``.
+    Missing keys show as empty sections; nothing raises on odd values (they show as n/a).
+    """
+    bots = list(data.get("bots") or [])
+    names = [str(bot.get("name", "?")) for bot in bots]
+    faults = list(data.get("faults") or [])
+    body = f"""\
+<header class="top"><h1>{html.escape(title)}</h1>{_config(data.get("config"), data.get("games"), len(bots))}</header>
+<main>
+<section id="standings"><h2>Standings</h2>
+<p class="hint">Elo from a Bradley–Terry fit over every pair at every table, with seat terms; ±95% is the
+cluster-robust interval. Sequential Elo is the classic game-by-game update, for reference.</p>
+{standings_table(bots)}
+{elo_chart(bots)}</section>
+<section id="history"><h2>Rating over the league</h2>
+<p class="hint">The batch Elo refitted after each share of the games; the first few fits swing widely and
+are clipped.</p>{history_chart(names, data.get("history") or [])}</section>
+<section id="crosstable"><h2>Head to head</h2>
+<p class="hint">Row bot against column bot, counted pairwise at shared tables: wins-draws-losses,
+coloured by the row's score share.</p>{crosstable(names, data.get("crosstable") or {})}</section>
+<section id="los"><h2>Likelihood of superiority</h2>
+<p class="hint">Probability that the row bot is stronger than the column bot, given the games played.</p>
+{los_heatmap(names, data.get("los") or {})}</section>
+<section id="seats"><h2>Seat advantage</h2>{seats_section(data.get("seats") or [])}</section>
+<section id="faults"><h2>Faults ({len(faults)})</h2>{faults_table(faults, fault_links)}</section>
+</main>
+<footer class="help">Generated by llama-harness report. Self-contained: no network needed.</footer>"""
+    return shell(title, asset("report.css"), body)
+
+
+def _fault_step(replay: Path, bot: str) -> tuple[int, int | None]:
+    """Return (record index of the bot's first fault, its seat); (0, None) when absent."""
+    from harness.replay.io import read_replay
+    from harness.replay.records import FaultRecord, Header
+
+    records = read_replay(replay)
+    header = records[0]
+    names = [p.name for p in header.players] if isinstance(header, Header) else []
+    for index, record in enumerate(records):
+        if isinstance(record, FaultRecord) and record.seat < len(names) and names[record.seat] == bot:
+            return index, record.seat
+    return 0, None
+
+
+MAX_PAGES = 200
+
+
+def viewer_pages(
+    league_dir: Path, faults: Sequence[Mapping[str, Any]], folder: Path, max_pages: int = MAX_PAGES
+) -> list[str | None]:
+    """Write a viewer page into ``folder`` for each faulted game; return links relative to its parent.
+
+    A bot that faults in every game would otherwise write a page per game: only the
+    first ``max_pages`` games get one. A fault whose replay is missing or unreadable
+    gets no link (None) rather than failing the report.
+    """
+    from harness.html.viewer import write_viewer
+
+    links: list[str | None] = []
+    written: dict[Path, str] = {}
+    for fault in faults:
+        replay = fault.get("replay")
+        if not replay:
+            links.append(None)
+            continue
+        path = Path(str(replay))
+        if not path.is_absolute():
+            path = league_dir / path
+        if path not in written and len(written) >= max_pages:
+            links.append(None)
+            continue
+        try:
+            if path not in written:
+                page = folder / (path.name.split(".")[0] + ".html")
+                write_viewer(path, page)
+                written[path] = f"{folder.name}/{page.name}"
+            step, seat = _fault_step(path, str(fault.get("bot", "")))
+        except (HarnessError, OSError):
+            links.append(None)
+            continue
+        anchor = f"#step={step}" + (f"&seat={seat}" if seat is not None else "") if step else ""
+        links.append(written[path] + anchor)
+    return links
+
+
+def write_report(league_dir: Path, out: Path | None = None) -> Path:
+    """Write the report of the league in ``league_dir`` to ``out`` (default: league_dir/report.html).
+
+    The viewer pages of faulted games go to ``<out stem>_files/`` beside it. Raises
+    HarnessError if the league cannot be read, OSError if a file cannot be written.
+    """
+    try:
+        from harness.league.standings import report_data
+    except ImportError as err:
+        raise HarnessError(f"cannot read leagues in this build: {err}") from None
+    out = out if out is not None else league_dir / "report.html"
+    data = report_data(league_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    links = viewer_pages(league_dir, data.get("faults") or [], out.parent / f"{out.stem}_files")
+    page = render_report(data, fault_links=links, title=f"L.L.A.M.A. league report · {league_dir.name}")
+    part = out.with_name(out.name + ".part")
+    part.write_text(page, encoding="utf-8")
+    os.replace(part, out)
+    return out

@@ -1,0 +1,200 @@
+"""League configuration: the TOML league file, command-line overrides, and the resolved config.
+
+The league file is validated by a pydantic model at the boundary; everything inside the
+league works with the frozen :class:`LeagueConfig`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.bots.manifest import BotSpec, check_names, load_bot, one_line
+from harness.errors import HarnessError
+from harness.games import BadOptions, get_game
+
+GAME = "llama"
+DEFAULT_TABLE_SIZE = 4
+# Tuned so `llama-harness league sample_bots` takes about a minute on two cores
+# (see bench/league.py and docs/league.md).
+DEFAULT_GAMES = 1000
+DEFAULT_MOVE_TIME = 1.0
+DEFAULT_STARTUP_TIME = 10.0
+SandboxMode = Literal["auto", "bwrap", "none"]
+
+
+class LeagueFile(BaseModel):
+    """A league file (TOML). Paths are relative to the file's folder."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bots: list[str] | str = Field(description="Bot folders, or one folder of bot folders")
+    table_size: int | None = Field(default=None, ge=2, le=6)
+    games: int | None = Field(default=None, ge=1, description="Target number of games (rounded up)")
+    seed: int = Field(default=0, ge=0)
+    duplicate: bool = True
+    rules: dict[str, str | int] = Field(default_factory=dict, description="variant, next_starter, ...")
+    move_time: float | None = Field(default=None, gt=0)
+    startup_time: float | None = Field(default=None, gt=0)
+    jobs: int | None = Field(default=None, ge=1)
+    sandbox: SandboxMode | None = None
+    limits: dict[str, int] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line values; None means "not given" (the league file or a default decides)."""
+
+    games: int | None = None
+    table_size: int | None = None
+    seed: int | None = None
+    jobs: int | None = None
+    duplicate: bool | None = None
+    move_time: float | None = None
+    startup_time: float | None = None
+    sandbox: SandboxMode | None = None
+    rules: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """A fully resolved league: bots (sorted by name), schedule parameters, rules, limits."""
+
+    bots: tuple[BotSpec, ...]
+    table_size: int
+    games: int
+    seed: int
+    duplicate: bool
+    rules: dict[str, object]
+    move_time: float
+    startup_time: float
+    jobs: int
+    sandbox: SandboxMode
+    limits: dict[str, int]
+
+    @property
+    def names(self) -> list[str]:
+        return [bot.name for bot in self.bots]
+
+    def identity(self) -> dict[str, Any]:
+        """What determines the results: a changed identity under a league folder is refused.
+
+        ``jobs`` and ``sandbox`` are left out: they change how fast, not what, is played.
+        """
+        return {
+            "game": GAME,
+            "bots": self.names,
+            "table_size": self.table_size,
+            "games": self.games,
+            "seed": self.seed,
+            "duplicate": self.duplicate,
+            "rules": get_game(GAME).parse_options(self.rules).to_dict(),
+            "move_time": self.move_time,
+            "startup_time": self.startup_time,
+            "limits": dict(sorted(self.limits.items())),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as JSON-ready data (the identity plus the run settings)."""
+        return {
+            **self.identity(),
+            "jobs": self.jobs,
+            "sandbox": self.sandbox,
+            "folders": {bot.name: str(bot.folder) for bot in self.bots},
+        }
+
+
+def read_league_file(path: Path) -> tuple[LeagueFile, Path]:
+    """Parse a league file; raise HarnessError ``<file>: <field>: <problem>``."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise HarnessError(f"{path}: not valid TOML: {err}") from None
+    try:
+        return LeagueFile.model_validate(raw), path.parent
+    except ValidationError as err:
+        raise HarnessError(f"{path}: {one_line(err)}") from None
+
+
+def bot_folders_in(folder: Path) -> list[Path]:
+    """Every direct subfolder of ``folder`` holding a bot.toml, sorted; raise if none."""
+    if not folder.is_dir():
+        raise HarnessError(f"{folder}: not a folder of bot folders or a league file")
+    found = sorted(child for child in folder.iterdir() if (child / "bot.toml").is_file())
+    if not found:
+        raise HarnessError(f"{folder}: no bot folders (subfolders with a bot.toml) inside")
+    return found
+
+
+def default_jobs() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
+    """Build the league config from BOTS (a folder of bot folders or a league file) and flags.
+
+    Raises HarnessError naming the file and field for a bad league file, a bad bot
+    folder, a bad rules option or an impossible table size.
+    """
+    file: LeagueFile | None = None
+    if source.is_file():
+        file, base = read_league_file(source)
+        if isinstance(file.bots, str):
+            folders = bot_folders_in(base / file.bots)
+        else:
+            folders = [base / entry for entry in file.bots]
+    else:
+        folders = bot_folders_in(source)
+    bots = sorted((load_bot(folder) for folder in folders), key=lambda bot: bot.name)
+    check_names(bots)
+    where = f"{source}: " if file is not None else ""
+    game = get_game(GAME)
+    if len(bots) < game.min_players:
+        raise HarnessError(f"{where}bots: a league needs at least {game.min_players} bots, got {len(bots)}")
+
+    def pick(flag: Any, from_file: Any, default: Any) -> Any:
+        if flag is not None:
+            return flag
+        return from_file if from_file is not None else default
+
+    size = pick(overrides.table_size, file and file.table_size, min(DEFAULT_TABLE_SIZE, len(bots)))
+    if not game.min_players <= size <= min(game.max_players, len(bots)):
+        raise HarnessError(
+            f"{where}table_size: {size!r} must be {game.min_players}-{min(game.max_players, len(bots))} "
+            f"for {len(bots)} bots"
+        )
+    rules: dict[str, object] = dict(file.rules) if file else {}
+    rules.update(overrides.rules)
+    try:
+        game.parse_options(rules)
+    except BadOptions as err:
+        raise HarnessError(f"{where}rules: {err}") from None
+    move = float(pick(overrides.move_time, file and file.move_time, DEFAULT_MOVE_TIME))
+    startup = float(pick(overrides.startup_time, file and file.startup_time, DEFAULT_STARTUP_TIME))
+    for name, value in (("move_time", move), ("startup_time", startup)):
+        if not (math.isfinite(value) and value > 0):
+            raise HarnessError(f"{where}{name}: {value!r} is not a positive number of seconds")
+    return LeagueConfig(
+        bots=tuple(bots),
+        table_size=int(size),
+        games=int(pick(overrides.games, file and file.games, DEFAULT_GAMES)),
+        seed=int(pick(overrides.seed, file and file.seed, 0)),
+        duplicate=bool(pick(overrides.duplicate, file and file.duplicate, True)),
+        rules=rules,
+        move_time=move,
+        startup_time=startup,
+        jobs=int(pick(overrides.jobs, file and file.jobs, default_jobs())),
+        sandbox=pick(overrides.sandbox, file and file.sandbox, "auto"),
+        limits=dict(file.limits) if file else {},
+    )

@@ -1,0 +1,152 @@
+"""The league schedule: which bots share a table, in which seats, with which deals.
+
+A pure function of the bot names, table size, game target, duplicate flag and seed.
+The unit of work is a *job*: one table of k bots that plays several games in one
+worker (the bot processes live for the whole job).
+
+- Duplicate deals: a job is one *deal group*: one deal seed played in every rotation
+  of the table's seating and every rotation of the reversed seating (identical
+  seatings once), so every bot holds every hand and every pair meets in both orders.
+- Without duplicates: a job is a few games with fresh seeds, the seats rotating.
+
+Tables: when the combinations of k bots are few, whole cycles over all of them (each
+cycle in a seeded order); the remainder, or every table when the combinations are
+many, is picked greedily: bots that played least, then pairs that met least, with a
+seeded tie-break. Within a job each bot sits in each seat equally often.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.match import derive_seed
+
+# Up to this many combinations the schedule cycles through all of them.
+EXHAUSTIVE_LIMIT = 2000
+# Games per job without duplicate deals: enough to amortise starting the bots.
+PLAIN_JOB_GAMES = 8
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    game_id: int  # 1-based, unique over the league; ratings use this order
+    seating: tuple[str, ...]  # bot name by seat
+    seed: int  # the deal seed (shared by the games of a deal group)
+    cluster: str  # the deal group, or the game itself without duplicates
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: int  # 0-based
+    bots: tuple[str, ...]  # the table, in its base seating order
+    games: tuple[ScheduledGame, ...]
+
+
+def duplicate_seatings(order: Sequence[str]) -> list[tuple[str, ...]]:
+    """Every rotation of ``order`` and of its reverse, identical seatings once, in a fixed order."""
+    k = len(order)
+    out: list[tuple[str, ...]] = []
+    for base in (tuple(order), tuple(reversed(order))):
+        for shift in range(k):
+            seating = base[shift:] + base[:shift]
+            if seating not in out:
+                out.append(seating)
+    return out
+
+
+def games_per_job(table_size: int, duplicate: bool) -> int:
+    """How many games one job plays."""
+    if duplicate:
+        return len(duplicate_seatings([str(i) for i in range(table_size)]))
+    return table_size * max(1, PLAIN_JOB_GAMES // table_size)
+
+
+def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[tuple[str, ...]]:
+    """``count`` tables of ``k`` bots from ``names``, balanced as described in the module doc."""
+    pool = sorted(names)
+    rng = random.Random(f"league:{seed}:tables")
+    tables: list[tuple[str, ...]] = []
+    combos: list[tuple[str, ...]] | None = None
+    if math.comb(len(pool), k) <= EXHAUSTIVE_LIMIT:
+        combos = list(itertools.combinations(pool, k))
+        while count - len(tables) >= len(combos):
+            cycle = combos[:]
+            rng.shuffle(cycle)
+            tables.extend(cycle)
+    played: Counter[str] = Counter()
+    met: Counter[tuple[str, str]] = Counter()
+
+    def record(table: Sequence[str]) -> None:
+        played.update(table)
+        met.update(itertools.combinations(sorted(table), 2))
+
+    for table in tables:
+        record(table)
+    while len(tables) < count:
+        if combos is not None:
+            table = min(
+                combos,
+                key=lambda c: (
+                    sum(played[b] for b in c),
+                    sum(met[p] ** 2 for p in itertools.combinations(c, 2)),
+                    rng.random(),
+                ),
+            )
+        else:
+            chosen: list[str] = []
+            for _ in range(k):
+                best = min(
+                    (b for b in pool if b not in chosen),
+                    key=lambda b: (
+                        played[b],
+                        sum(met[(min(b, c), max(b, c))] ** 2 for c in chosen),
+                        rng.random(),
+                    ),
+                )
+                chosen.append(best)
+            table = tuple(sorted(chosen))
+        tables.append(table)
+        record(table)
+    # A seeded seating order per table, so neighbours (who plays before whom) vary.
+    ordered = []
+    for table in tables:
+        order = list(table)
+        rng.shuffle(order)
+        ordered.append(tuple(order))
+    return ordered
+
+
+def make_schedule(
+    names: Sequence[str], table_size: int, games: int, seed: int, duplicate: bool = True
+) -> list[Job]:
+    """The league's jobs: at least ``games`` games, rounded up to whole jobs.
+
+    Raises ValueError if ``table_size`` does not fit the number of bots.
+    """
+    if not 2 <= table_size <= len(names):
+        raise ValueError(f"table size {table_size!r} does not fit {len(names)} bots")
+    per_job = games_per_job(table_size, duplicate)
+    count = max(1, math.ceil(games / per_job))
+    jobs: list[Job] = []
+    game_id = 0
+    for job_id, order in enumerate(choose_tables(names, table_size, count, seed)):
+        scheduled: list[ScheduledGame] = []
+        if duplicate:
+            deal = derive_seed(seed, "deal", job_id)
+            for seating in duplicate_seatings(order):
+                game_id += 1
+                scheduled.append(ScheduledGame(game_id, seating, deal, f"d{job_id}"))
+        else:
+            for index in range(per_job):
+                game_id += 1
+                shift = index % table_size
+                seating = order[shift:] + order[:shift]
+                game_seed = derive_seed(seed, "game", game_id)
+                scheduled.append(ScheduledGame(game_id, seating, game_seed, f"g{game_id}"))
+        jobs.append(Job(job_id, order, tuple(scheduled)))
+    return jobs

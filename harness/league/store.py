@@ -1,0 +1,308 @@
+"""The league's results store: one SQLite file in the league folder.
+
+The main process is its only writer; a finished job is committed in one transaction
+(every game of it, with its seats, faults and replay path), so a job is either fully
+recorded or not at all. Readers (``ratings`` while a league runs) open it read-only;
+WAL mode lets them read while the league writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.league.schedule import Job
+
+DB_NAME = "league.db"
+LOCK_NAME = "league.lock"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY, folder TEXT NOT NULL, digest TEXT NOT NULL, version TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    job_id INTEGER PRIMARY KEY, bots TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS games (
+    game_id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL, cluster TEXT NOT NULL,
+    seed INTEGER NOT NULL, seating TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    game_id INTEGER PRIMARY KEY REFERENCES games(game_id),
+    rounds INTEGER NOT NULL, moves INTEGER NOT NULL, adjudicated INTEGER NOT NULL,
+    replay TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
+    score INTEGER NOT NULL, place INTEGER NOT NULL, forfeited INTEGER NOT NULL,
+    penalty INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS faults (
+    game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
+    kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    seat: int
+    bot: str
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One finished game as the worker reports it (picklable) and the store keeps it."""
+
+    game_id: int
+    players: tuple[str, ...]
+    scores: tuple[int, ...]
+    places: tuple[int, ...]
+    forfeited: tuple[bool, ...]
+    penalties: tuple[int, ...]
+    rounds: int
+    moves: int
+    adjudicated: bool
+    replay: str  # relative to the league folder
+    faults: tuple[FaultRow, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A finished game read back for the standings."""
+
+    game_id: int
+    cluster: str
+    players: tuple[str, ...]
+    scores: tuple[int, ...]
+    places: tuple[int, ...]
+    forfeited: tuple[bool, ...]
+    penalties: tuple[int, ...]
+    rounds: int
+
+
+@contextlib.contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """Hold the league folder's lock; raise HarnessError if another league process holds it.
+
+    The kernel drops the lock when its holder dies, even by ``kill -9``.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_NAME, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            raise HarnessError(f"{folder}: another league process (pid {holder}) is running in this folder") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        yield
+
+
+def _damaged(path: Path, err: sqlite3.Error) -> HarnessError:
+    return HarnessError(f"{path}: not a readable league database ({err}); remove the folder or use --force")
+
+
+class Store:
+    """The league database. Raises HarnessError when the file is damaged."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        try:
+            if readonly:
+                self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            else:
+                self.db = sqlite3.connect(path)
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(_SCHEMA)
+            self.db.execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.Error as err:
+            raise _damaged(path, err) from None
+
+    @classmethod
+    def open_league(cls, folder: Path) -> Store:
+        """Open the store of an existing league folder read-only; raise HarnessError if none."""
+        path = folder / DB_NAME
+        if not path.is_file():
+            raise HarnessError(f"{folder}: not a league folder (no {DB_NAME})")
+        return cls(path, readonly=True)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+
+    # -- the league's identity -------------------------------------------------------
+
+    def meta(self, key: str) -> Any:
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def bot_digests(self) -> dict[str, str]:
+        return dict(self._query("SELECT name, digest FROM bots"))
+
+    def is_new(self) -> bool:
+        return self.meta("identity") is None
+
+    def create(
+        self,
+        identity: dict[str, Any],
+        config: dict[str, Any],
+        bots: Sequence[tuple[str, str, str, str]],
+        jobs: Sequence[Job],
+    ) -> None:
+        """Record the config, the bots (name, folder, digest, version) and the whole schedule."""
+        try:
+            with self.db:
+                self.db.execute("DELETE FROM meta")
+                for table in ("bots", "jobs", "games", "results", "seats", "faults"):
+                    self.db.execute(f"DELETE FROM {table}")
+                self.db.executemany(
+                    "INSERT INTO meta VALUES (?, ?)",
+                    [
+                        ("schema", json.dumps(SCHEMA_VERSION)),
+                        ("identity", json.dumps(identity, sort_keys=True)),
+                        ("config", json.dumps(config, sort_keys=True)),
+                    ],
+                )
+                self.db.executemany("INSERT INTO bots VALUES (?, ?, ?, ?)", bots)
+                self.db.executemany(
+                    "INSERT INTO jobs (job_id, bots) VALUES (?, ?)",
+                    ((job.job_id, json.dumps(job.bots)) for job in jobs),
+                )
+                self.db.executemany(
+                    "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
+                    (
+                        (g.game_id, job.job_id, g.cluster, g.seed, json.dumps(g.seating))
+                        for job in jobs
+                        for g in job.games
+                    ),
+                )
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+
+    # -- progress --------------------------------------------------------------------
+
+    def done_jobs(self) -> set[int]:
+        return {row[0] for row in self._query("SELECT job_id FROM jobs WHERE done = 1")}
+
+    def counts(self) -> tuple[int, int]:
+        """(finished games, scheduled games)."""
+        done = self._query("SELECT count(*) FROM results")[0][0]
+        total = self._query("SELECT count(*) FROM games")[0][0]
+        return int(done), int(total)
+
+    def commit_job(self, job_id: int, games: Sequence[GameRow]) -> bool:
+        """Record every game of a finished job in one transaction; False if it was already done."""
+        try:
+            with self.db:
+                row = self.db.execute("SELECT done FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+                if row is None or row[0]:
+                    return False
+                for game in games:
+                    self.db.execute(
+                        "INSERT INTO results VALUES (?, ?, ?, ?, ?)",
+                        (game.game_id, game.rounds, game.moves, int(game.adjudicated), game.replay),
+                    )
+                    self.db.executemany(
+                        "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            (game.game_id, seat, *cells)
+                            for seat, cells in enumerate(
+                                zip(
+                                    game.players,
+                                    game.scores,
+                                    game.places,
+                                    (int(f) for f in game.forfeited),
+                                    game.penalties,
+                                    strict=True,
+                                )
+                            )
+                        ],
+                    )
+                    self.db.executemany(
+                        "INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
+                        [(game.game_id, f.seat, f.bot, f.kind, f.detail) for f in game.faults],
+                    )
+                self.db.execute("UPDATE jobs SET done = 1 WHERE job_id = ?", (job_id,))
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+        return True
+
+    # -- reading results -------------------------------------------------------------
+
+    def games(self) -> Iterator[StoredGame]:
+        """Finished games in game-id order (so ratings do not depend on completion order)."""
+        sql = (
+            "SELECT g.game_id, g.cluster, r.rounds, s.seat, s.bot, s.score, s.place, s.penalty, s.forfeited "
+            "FROM results r JOIN games g ON g.game_id = r.game_id "
+            "JOIN seats s ON s.game_id = r.game_id ORDER BY g.game_id, s.seat"
+        )
+        try:
+            cursor = self.db.execute(sql)
+            current: list[Any] = []
+            for row in cursor:
+                if current and row[0] != current[0][0]:
+                    yield _stored(current)
+                    current = []
+                current.append(row)
+            if current:
+                yield _stored(current)
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+
+    def faults(self) -> list[dict[str, Any]]:
+        rows = self._query(
+            "SELECT f.game_id, f.bot, f.seat, f.kind, f.detail, r.replay FROM faults f "
+            "JOIN results r ON r.game_id = f.game_id ORDER BY f.game_id, f.seat"
+        )
+        return [
+            {"game": g, "bot": bot, "seat": seat, "kind": kind, "detail": detail, "replay": replay}
+            for g, bot, seat, kind, detail, replay in rows
+        ]
+
+    def fault_counts(self) -> dict[str, int]:
+        return dict(self._query("SELECT bot, count(*) FROM faults GROUP BY bot"))
+
+    def bots(self) -> list[str]:
+        return [row[0] for row in self._query("SELECT name FROM bots ORDER BY name")]
+
+
+def _stored(rows: list[Any]) -> StoredGame:
+    return StoredGame(
+        game_id=rows[0][0],
+        cluster=rows[0][1],
+        rounds=rows[0][2],
+        players=tuple(r[4] for r in rows),
+        scores=tuple(r[5] for r in rows),
+        places=tuple(r[6] for r in rows),
+        penalties=tuple(r[7] for r in rows),
+        forfeited=tuple(bool(r[8]) for r in rows),
+    )

@@ -1,0 +1,65 @@
+"""Resource limits for bot processes: names, safe defaults, merging, ``prlimit`` flags.
+
+A league (or ``match``) gives limits for every bot; a bot's ``bot.toml`` ``[limits]``
+table overrides them for that bot. Limits are applied with ``prlimit`` (util-linux) as
+a wrapper in the bot's argv, so nothing runs between ``fork`` and ``exec`` in the
+referee. ``processes`` is enforced with a pids cgroup when one can be created (see
+:mod:`harness.sandbox`): ``RLIMIT_NPROC`` does not bind root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from harness.errors import HarnessError
+
+MIB = 1 << 20
+
+# name → (default, what it bounds); the names are the keys of bot.toml [limits]
+LIMITS: dict[str, tuple[int, str]] = {
+    "memory_mb": (2048, "address space of each process, MiB (RLIMIT_AS)"),
+    "cpu_seconds": (3600, "CPU seconds of each process over its whole life (RLIMIT_CPU)"),
+    "open_files": (256, "open file descriptors per process (RLIMIT_NOFILE)"),
+    "file_size_mb": (64, "largest file a process may write, MiB (RLIMIT_FSIZE)"),
+    "processes": (64, "processes and threads of the bot at once (a pids cgroup, when available)"),
+    "tmp_mb": (64, "size of the private writable temp folder in the sandbox, MiB"),
+}
+DEFAULTS: dict[str, int] = {name: default for name, (default, _) in LIMITS.items()}
+
+
+def check_limits(limits: Mapping[str, object], where: str) -> dict[str, int]:
+    """Validate a limits table; raise HarnessError naming ``where`` and the bad entry."""
+    checked: dict[str, int] = {}
+    for name, value in limits.items():
+        if name not in LIMITS:
+            known = ", ".join(sorted(LIMITS))
+            raise HarnessError(f"{where}: unknown limit {name!r} (known: {known})")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise HarnessError(f"{where}: limit {name} must be a positive integer, got {value!r}")
+        checked[name] = value
+    return checked
+
+
+def merge_limits(league: Mapping[str, int], bot: Mapping[str, int], bot_name: str = "bot") -> dict[str, int]:
+    """Defaults, then the league's limits, then the bot's own; raise HarnessError if one is bad."""
+    merged = dict(DEFAULTS)
+    merged.update(check_limits(league, "limits"))
+    merged.update(check_limits(bot, f"bot {bot_name!r}: bot.toml [limits]"))
+    return merged
+
+
+def prlimit_args(limits: Mapping[str, int]) -> list[str]:
+    """The ``prlimit`` options (soft = hard) for merged ``limits``."""
+    # no --nproc: RLIMIT_NPROC counts every process of the user (the referee's too)
+    # and does not bind root; ``processes`` is a pids cgroup instead
+    return [
+        f"--as={limits['memory_mb'] * MIB}",
+        # soft < hard: SIGXCPU first, then SIGKILL a second later if it is ignored
+        f"--cpu={limits['cpu_seconds']}:{limits['cpu_seconds'] + 1}",
+        f"--nofile={limits['open_files']}",
+        f"--fsize={limits['file_size_mb'] * MIB}",
+        "--core=0",
+    ]
+
+
+__all__ = ["DEFAULTS", "LIMITS", "check_limits", "merge_limits", "prlimit_args"]

@@ -1,0 +1,66 @@
+"""Fixtures for league tests: small fast bots (copies of sample_bots/random) and a CLI runner."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = ROOT / "sample_bots" / "random"
+
+
+def make_bots(folder: Path, names: list[str]) -> Path:
+    """Copy the random sample bot under each name into ``folder``; return ``folder``."""
+    for name in names:
+        target = folder / name
+        shutil.copytree(RANDOM_BOT, target, ignore=shutil.ignore_patterns("__pycache__"))
+        text = (target / "bot.toml").read_text()
+        (target / "bot.toml").write_text(text.replace('name = "random"', f'name = "{name}"'))
+    return folder
+
+
+@pytest.fixture
+def bots(tmp_path: Path) -> Callable[[list[str]], Path]:
+    def make(names: list[str]) -> Path:
+        return make_bots(tmp_path / "bots", names)
+
+    return make
+
+
+def cli(*args: str | Path, check: bool = True, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m harness`` as a subprocess (a real league process: pools, signals)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}")
+    return done
+
+
+def standings(folder: Path) -> dict[str, Any]:
+    """The league's report data without the run settings (jobs, sandbox, folders)."""
+    data: dict[str, Any] = json.loads(cli("ratings", folder, "--format", "json").stdout)
+    data.pop("config")
+    return data
+
+
+def db_rows(folder: Path, sql: str) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(f"file:{folder / 'league.db'}?mode=ro", uri=True)
+    try:
+        return db.execute(sql).fetchall()
+    finally:
+        db.close()

@@ -1,0 +1,131 @@
+"""``check-bot``: its scripted positions are right, sample bots pass, hostile bots fail with a reason."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from harness.checkbot import (
+    SCENARIOS,
+    Settings,
+    check_bot,
+    game_end_message,
+    hello_message,
+    prepare,
+    turn_message,
+)
+from harness.cli import main
+from harness.match import Clock
+from harness.protocol.messages import TO_BOT
+from harness.sandbox import resolve_sandbox
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots"
+HOSTILE = ROOT / "tests" / "hostile" / "bots"
+
+# hostile bot → a phrase its failure reasons must contain
+REASONS = {
+    "alloc_10g": "MemoryError",
+    "bad_utf8": "not a JSON line",
+    "crash_mid": "boom on turn 3",
+    "crash_start": "giving up at once",
+    "fill_tmp": "OSError",
+    "fork_bomb": "no reply before the deadline",
+    "hang": "no reply before the deadline",
+    "huge_line": "exceeds 1048576 bytes",
+    "illegal": "answered an illegal move",
+    "late": "no reply before the deadline",
+    "network": "Connection refused",
+    "no_flush": "flush stdout",
+    "not_json": "not a JSON line",
+    "setsid_child": "crash",
+    "snoop": "SNOOP TOTAL 0",
+    "stderr_flood": "stderr",
+    "unsolicited": "does not validate",
+    "wrong_shape": "does not validate",
+}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+def test_scenario_is_the_position_it_claims(scenario) -> None:  # type: ignore[no-untyped-def]
+    state, notice = prepare(scenario)
+    assert [str(a) for a in state.legal_actions()] == list(scenario.legal)
+    turn = turn_message(state, 1, scenario.seat, list(state.public))
+    turn["id"] = 1
+    clock = Clock()
+    for message in (hello_message(scenario.seat, 3, 7, clock), {**notice, "game": 1}, turn):
+        TO_BOT.validate_python(message)  # exactly what the referee may send
+    state.apply(state.legal_actions()[0])
+    TO_BOT.validate_python(game_end_message(state, 1))
+
+
+def test_edge_cases_are_covered() -> None:
+    by_name = {s.name: prepare(s)[0] for s in SCENARIOS}
+    assert [str(a) for a in by_name["only quit is legal"].legal_actions()] == ["quit"]
+    assert by_name["empty stock"].view(1)["stock"] == 0
+    assert "draw" not in {str(a) for a in by_name["last player left in the round (no draw)"].legal_actions()}
+    assert by_name["a Llama on top"].discard == 7
+    assert by_name["a 6 on top"].discard == 6
+    assert by_name["one card left"].view(0)["hand"] == [3]
+
+
+def _available(name: str) -> bool:
+    needs = {"node": ["node"], "c": ["make", "cc"]}.get(name, ["python3"])
+    return (SAMPLES / name / "bot.toml").is_file() and all(shutil.which(tool) for tool in needs)
+
+
+SAMPLE_NAMES = [p.name for p in sorted(SAMPLES.iterdir()) if (p / "bot.toml").is_file()]
+
+
+@pytest.mark.parametrize("name", SAMPLE_NAMES)
+def test_sample_bot_passes(name: str, tmp_path: Path) -> None:
+    if not _available(name):
+        pytest.skip(f"the tools sample bot {name!r} needs are not installed")
+    folder = tmp_path / name
+    shutil.copytree(SAMPLES / name, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    result = CliRunner().invoke(main, ["check-bot", str(folder), "--games", "3"])
+    lines = result.output.splitlines()
+    assert result.exit_code == 0, result.output
+    assert all(line.startswith("PASS ") for line in lines[:-1]), result.output
+    assert any(line.startswith("PASS move times (median") for line in lines)
+    assert len(lines) >= 13
+
+
+@pytest.mark.parametrize("bot", sorted(REASONS))
+def test_hostile_bot_fails_with_a_reason(bot: str) -> None:
+    if bot == "snoop" and shutil.which("bwrap") is None:
+        pytest.skip("without bubblewrap the snooping bot finds the replays and plays on")
+    settings = Settings(
+        clock=Clock(startup=3.0, move=0.3),
+        wrapper=resolve_sandbox("auto"),
+        opponents=(SAMPLES / "random",),
+        games=1,
+    )
+    checks = list(check_bot(HOSTILE / bot, settings))
+    failed = [c for c in checks if not c.ok]
+    assert failed, [c.line() for c in checks]
+    assert all(c.reason for c in failed)
+    assert any(REASONS[bot] in c.reason for c in failed), [c.line() for c in failed]
+
+
+def test_exit_code_and_one_line_per_check(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["check-bot", str(HOSTILE / "illegal"), "-n", "1", "--opponent", str(SAMPLES / "random")]
+    )
+    assert result.exit_code == 1
+    assert all(line.startswith(("PASS ", "FAIL ")) for line in result.output.splitlines()[:-1])
+    assert "FAIL position: only quit is legal: answered an illegal move" in result.output
+
+
+def test_missing_bot_and_missing_opponent(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["check-bot", str(tmp_path / "nope")])
+    assert result.exit_code == 1
+    assert result.output.startswith("FAIL manifest: ") and "does not exist" in result.output
+    result = CliRunner().invoke(
+        main, ["check-bot", str(SAMPLES / "random"), "-n", "1", "--opponent", str(tmp_path / "gone")]
+    )
+    assert result.exit_code == 1
+    assert "FAIL games against gone: opponent: " in result.output

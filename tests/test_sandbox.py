@@ -1,0 +1,206 @@
+"""The sandbox: choosing it, its argv, limits, and what a bot inside can and cannot do."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness import sandbox
+from harness.bots.manifest import BotSpec, load_bot
+from harness.bots.process import bot_environment
+from harness.errors import HarnessError
+from harness.limits import DEFAULTS, merge_limits
+from harness.sandbox import Bubblewrap, Limited, interpreter_roots, resolve_sandbox
+
+HARNESS = Path(sandbox.__file__).resolve().parent
+BWRAP = shutil.which("bwrap")
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it")
+
+PROBE = r'''
+import json, os, socket, sys
+out = {}
+port = int(sys.argv[1])
+try:
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    out["network"] = "connected"
+except OSError as err:
+    out["network"] = type(err).__name__
+out["harness_visible"] = os.path.exists(sys.argv[2])
+out["secret_visible"] = os.path.exists(sys.argv[3])
+try:
+    open("written-by-bot", "w").close()
+    out["own_folder_writable"] = True
+except OSError:
+    out["own_folder_writable"] = False
+tmp = os.environ["TMPDIR"]
+written = 0
+try:
+    with open(os.path.join(tmp, "fill"), "wb") as fh:
+        for _ in range(64):
+            fh.write(b"x" * (1 << 20)); fh.flush(); written += 1
+except OSError:
+    pass
+out["tmp_mib_written"] = written
+out["home_is_tmp"] = os.environ["HOME"] == tmp and os.path.isdir(tmp)
+out["pids_seen"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+try:
+    bytearray(3 << 30)
+    out["alloc_3g"] = True
+except MemoryError:
+    out["alloc_3g"] = False
+forked = 0
+children = []
+for _ in range(40):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        import time; time.sleep(2); os._exit(0)
+    children.append(pid); forked += 1
+out["forked"] = forked
+with open("/proc/self/status") as fh:
+    out["cap_eff"] = next(l.split()[1] for l in fh if l.startswith("CapEff"))
+print(json.dumps(out)); sys.stdout.flush()
+for pid in children:
+    os.kill(pid, 9)
+'''
+
+
+def _spec(folder: Path, limits: dict[str, int] | None = None) -> BotSpec:
+    return BotSpec(name="probe", version="1", folder=folder, command=("python3", "probe.py"), limits=limits or {})
+
+
+def test_unknown_mode_and_bad_limits_are_one_line_errors() -> None:
+    with pytest.raises(HarnessError, match="--sandbox 'docker': choose one of auto, bwrap, none"):
+        resolve_sandbox("docker")
+    with pytest.raises(HarnessError, match="unknown limit 'ram'"):
+        resolve_sandbox("none", {"ram": 5})
+    with pytest.raises(HarnessError, match="memory_mb must be a positive integer, got -1"):
+        resolve_sandbox("none", {"memory_mb": -1})
+    with pytest.raises(HarnessError, match=r"bot 'x': bot.toml \[limits\]: unknown limit 'gpu'"):
+        merge_limits({}, {"gpu": 1}, "x")
+
+
+def test_bot_limits_override_the_league_and_defaults_fill_the_rest() -> None:
+    merged = merge_limits({"memory_mb": 512, "open_files": 64}, {"memory_mb": 1024}, "x")
+    assert merged == {**DEFAULTS, "memory_mb": 1024, "open_files": 64}
+
+
+def test_limited_argv_applies_prlimit(tmp_path: Path) -> None:
+    wrapper = resolve_sandbox("none", {"open_files": 99})
+    assert isinstance(wrapper, Limited)
+    argv = wrapper(_spec(tmp_path, {"memory_mb": 300}), tmp_path)
+    start = argv.index(wrapper.prlimit)
+    assert argv[-1] == "--"
+    assert f"--as={300 << 20}" in argv[start:] and "--nofile=99" in argv[start:]
+    assert any(a.startswith("--fsize=") for a in argv) and any(a.startswith("--cpu=") for a in argv)
+
+
+def test_wrappers_pickle(tmp_path: Path) -> None:
+    for wrapper in (Limited("/usr/bin/prlimit", (("memory_mb", 100),)), Bubblewrap("/usr/bin/bwrap", "/usr/bin/prlimit")):
+        again = pickle.loads(pickle.dumps(wrapper))
+        assert again == wrapper
+
+
+def test_bwrap_missing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    real_which = shutil.which
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None if name == "bwrap" else real_which(name))
+    real_exists = os.path.exists
+    monkeypatch.setattr(sandbox.os.path, "exists", lambda p: False if str(p).endswith("bwrap") else real_exists(p))
+    with pytest.raises(HarnessError, match=r"^--sandbox bwrap: bubblewrap \(bwrap\) is not installed$"):
+        resolve_sandbox("bwrap")
+    wrapper = resolve_sandbox("auto")
+    assert isinstance(wrapper, Limited)
+    warning = capsys.readouterr().err.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith("warning: bubblewrap (bwrap) is not installed")
+    for missing in ("network", "filesystem", "PID namespace"):
+        assert missing in warning[0]
+
+
+@needs_bwrap
+def test_bwrap_argv_shows_only_what_a_bot_needs(tmp_path: Path) -> None:
+    wrapper = resolve_sandbox("bwrap")
+    assert isinstance(wrapper, Bubblewrap)
+    spec = load_bot(Path(__file__).resolve().parent.parent / "sample_bots" / "random")
+    argv = wrapper(spec, Path("/tmp/llama-x"))
+    bw = argv[argv.index(wrapper.bwrap) :]
+    for flag in ("--unshare-all", "--unshare-pid", "--die-with-parent", "--new-session", "--size"):
+        assert flag in bw
+    assert bw[bw.index("--cap-drop") + 1] == "ALL"
+    binds = [bw[i + 1] for i, a in enumerate(bw) if a in ("--bind", "--ro-bind", "--dev-bind")]
+    assert "/" not in binds and str(HARNESS) not in binds
+    assert not any(HARNESS.is_relative_to(b) for b in binds), binds
+    assert "--bind" not in bw  # nothing of the host is writable
+    assert str(spec.folder) in binds
+
+
+def test_interpreter_roots_never_expose_the_harness(tmp_path: Path) -> None:
+    for root in interpreter_roots(load_bot(Path(__file__).resolve().parent.parent / "sample_bots" / "random")):
+        assert root != "/" and not HARNESS.is_relative_to(root)
+
+
+def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, object]:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "probe.py").write_text(PROBE)
+    secret = tmp_path / "out" / "replays" / "game-00001.jsonl"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("{}\n")
+    home = Path(f"/tmp/llama-probe-test-{os.getpid()}")
+    home.mkdir(exist_ok=True)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    try:
+        spec = _spec(folder)
+        wrapper = resolve_sandbox(mode, limits)
+        assert wrapper is not None
+        program = shutil.which("python3")
+        assert program is not None
+        done = subprocess.run(
+            [*wrapper(spec, home), program, "probe.py", str(listener.getsockname()[1]), str(HARNESS), str(secret)],
+            cwd=folder,
+            env=bot_environment(spec, home),
+            capture_output=True,
+            timeout=60,
+            check=False,
+            start_new_session=True,
+        )
+    finally:
+        listener.close()
+        shutil.rmtree(home, ignore_errors=True)
+    assert done.returncode == 0, done.stderr.decode()
+    result: dict[str, object] = json.loads(done.stdout.decode().strip().splitlines()[-1])
+    return result
+
+
+@needs_bwrap
+def test_inside_the_sandbox(tmp_path: Path) -> None:
+    found = _run_probe("bwrap", tmp_path, {"tmp_mb": 4, "memory_mb": 512, "processes": 10})
+    assert found["network"] == "ConnectionRefusedError"  # a private network namespace: nobody listens
+    assert found["harness_visible"] is False and found["secret_visible"] is False
+    assert found["own_folder_writable"] is False
+    assert found["tmp_mib_written"] in (3, 4)  # the 4 MiB tmpfs is full (some pages are metadata)
+    assert found["home_is_tmp"] is True
+    assert len(found["pids_seen"]) <= 3  # type: ignore[arg-type]  # its own PID namespace
+    assert found["alloc_3g"] is False
+    assert int(str(found["cap_eff"]), 16) == 0
+    if sandbox._pids_cgroup_root() is not None:
+        assert found["forked"] < 12  # the pids cgroup (10 + bubblewrap's two)
+
+
+def test_without_sandbox_limits_still_apply(tmp_path: Path) -> None:
+    found = _run_probe("none", tmp_path, {"file_size_mb": 3, "memory_mb": 512, "processes": 10})
+    assert found["alloc_3g"] is False
+    assert found["tmp_mib_written"] == 3  # RLIMIT_FSIZE
+    assert found["harness_visible"] is True  # what the warning says: no filesystem isolation
+    if sandbox._pids_cgroup_root() is not None:
+        assert found["forked"] < 12
