@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli import friendly
+from harness.commands.common import friendly
 
 
 @click.command("check-bot")
@@ -49,7 +49,7 @@ from harness.cli import friendly
     help="Keep logs and replays in this folder [default: a temporary folder, removed].",
 )
 @friendly
-def _check_bot(
+def check_bot(
     bot_dir: Path,
     opponents: tuple[Path, ...],
     games: int,
@@ -80,7 +80,3 @@ def _check_bot(
         click.echo(check.line())
     click.echo(f"{total - failed}/{total} checks passed" + ("" if failed else f": {bot_dir} is ready"))
     sys.exit(1 if failed else 0)
-
-
-# an explicit type: harness.cli imports this module at its end (an import cycle mypy cannot infer through)
-check_bot: click.Command = _check_bot

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from harness.cli import collect_rules, friendly, rules_options
+from harness.commands.common import collect_rules, friendly, rules_options
 from harness.errors import HarnessError
 
 
@@ -29,18 +29,65 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
 
 @click.command("league")
 @click.argument("bots", type=click.Path(exists=True, path_type=Path))
-@click.option("--games", "-n", type=click.IntRange(min=1), default=None, help="Target number of games, rounded up to whole deal groups [default: 1000].")
-@click.option("--table-size", "-k", type=click.IntRange(2, 6), default=None, help="Seats per table [default: 4, or all bots when fewer].")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="League seed: the schedule and every deal [default: 0].")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games played at once [default: the number of cores].")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("league-out"), show_default=True, help="League folder: results database, replays, logs.")
-@click.option("--duplicate/--no-duplicate", default=None, help="Duplicate deals: every bot holds every hand of a deal group [default: on].")
-@click.option("--cluster", metavar="tcp://HOST:PORT", default=None, help="Run the jobs on this Dask scheduler instead of local processes.")
-@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), default=None, help="Bot sandbox [default: auto].")
-@click.option("--force", is_flag=True, help="If the config or a bot changed under --out, discard its results and start over.")
+@click.option(
+    "--games",
+    "-n",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Target number of games, rounded up to whole deal groups [default: 1000].",
+)
+@click.option(
+    "--table-size",
+    "-k",
+    type=click.IntRange(2, 6),
+    default=None,
+    help="Seats per table [default: 4, or all bots when fewer].",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="League seed: the schedule and every deal [default: 0].",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games played at once [default: the number of cores].",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("league-out"),
+    show_default=True,
+    help="League folder: results database, replays, logs.",
+)
+@click.option(
+    "--duplicate/--no-duplicate",
+    default=None,
+    help="Duplicate deals: every bot holds every hand of a deal group [default: on].",
+)
+@click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT",
+    default=None,
+    help="Run the jobs on this Dask scheduler instead of local processes.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default=None,
+    help="Bot sandbox [default: auto].",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="If the config or a bot changed under --out, discard its results and start over.",
+)
 @rules_options
 @friendly
-def league_command(
+def league(
     bots: Path,
     games: int | None,
     table_size: int | None,
@@ -113,16 +160,15 @@ def league_command(
 
 @click.command("ratings")
 @click.argument("league_dir", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True)
-@click.option("--anchor", metavar="BOT=RATING", default=None, help="Pin this bot's rating (default: the mean is 1500).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table", show_default=True
+)
+@click.option(
+    "--anchor", metavar="BOT=RATING", default=None, help="Pin this bot's rating (default: the mean is 1500)."
+)
 @friendly
-def ratings_command(league_dir: Path, fmt: str, anchor: str | None) -> None:
+def ratings(league_dir: Path, fmt: str, anchor: str | None) -> None:
     """Print the ratings of a league folder (also while the league is running)."""
     from harness.league.standings import render
 
     click.echo(render(league_dir, fmt, _anchor(anchor)), nl=False)
-
-
-# Declared types: harness.cli imports these at its end (an import cycle mypy cannot infer through).
-league: click.Command = league_command
-ratings: click.Command = ratings_command

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli import friendly
+from harness.commands.common import friendly
 from harness.errors import HarnessError
 
 
@@ -19,14 +19,10 @@ from harness.errors import HarnessError
     help="The page to write [default: LEAGUE_DIR/report.html]; faulted games' viewers go beside it.",
 )
 @friendly
-def report_command(league_dir: Path, out: Path | None) -> None:
+def report(league_dir: Path, out: Path | None) -> None:
     """Write an HTML report of the league in LEAGUE_DIR: standings, charts, faults."""
     from harness.html.report import write_report
 
     if not league_dir.is_dir():
         raise HarnessError(f"{str(league_dir)!r}: no such league folder")
     click.echo(f"wrote {write_report(league_dir, out)}")
-
-
-# the name the CLI registers (a plain assignment keeps mypy out of the import cycle with harness.cli)
-report: click.Command = report_command

@@ -1,0 +1,100 @@
+"""``llama-harness match``: a match between 2-6 bots."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from harness.bots.manifest import check_names, load_bot
+from harness.commands.common import collect_rules, friendly, rules_options
+from harness.errors import HarnessError
+from harness.games import get_game
+
+
+@click.command()
+@click.argument("bots", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--games", "-n", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("match-out"),
+    show_default=True,
+    help="Folder for replays, logs and summary.json.",
+)
+@click.option("--gzip", "compress", is_flag=True, help="Write replays as .jsonl.gz.")
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="Confine bots with bubblewrap (auto: when installed). See docs/sandbox.md.",
+)
+@rules_options
+@friendly
+def match(
+    bots: tuple[Path, ...],
+    games: int,
+    seed: int,
+    out: Path,
+    compress: bool,
+    sandbox: str,
+    move_time: float | None,
+    startup_time: float | None,
+    **rules: Any,
+) -> None:
+    """Play GAMES games between 2-6 BOT folders, seats rotating; print a result table."""
+    from harness.limits import merge_limits
+    from harness.match import Clock, MatchConfig, TableSettings, run_match
+    from harness.sandbox import resolve_sandbox
+
+    game = get_game("llama")
+    specs = tuple(load_bot(folder) for folder in bots)
+    check_names(list(specs))
+    if not game.min_players <= len(specs) <= game.max_players:
+        raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
+    options = game.parse_options(collect_rules(rules))
+    clock = Clock(startup=startup_time or 10.0, move=move_time or 1.0)
+    wrapper = resolve_sandbox(sandbox)
+    for spec in specs:  # a bad [limits] table is bad input: say so before any game
+        merge_limits({}, spec.limits, spec.name)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = TableSettings(
+        game=game.name,
+        options=options,
+        clock=clock,
+        logs=out / "logs",
+        wrapper=wrapper,
+    )
+    config = MatchConfig(specs, games, seed, out, settings, compress)
+    started = time.monotonic()
+
+    def progress(game_no: int, _: object) -> None:
+        if sys.stderr.isatty():
+            click.echo(f"\rgame {game_no}/{games}", err=True, nl=game_no == games)
+
+    result = run_match(config, progress)
+    elapsed = time.monotonic() - started
+    click.echo(f"{result.games} games in {elapsed:.1f} s · replays in {out / 'replays'}")
+    width = max(len(spec.name) for spec in specs)
+    click.echo(
+        f"{'bot':<{width}}  {'games':>5}  {'wins':>7}  {'win %':>6}  {'mean score':>10}  {'faults':>6}"
+    )
+    ranked = sorted(result.tallies.items(), key=lambda kv: (-kv[1].wins, kv[1].score_sum))
+    for name, tally in ranked:
+        share = 100.0 * tally.wins / tally.games if tally.games else 0.0
+        mean = tally.score_sum / tally.games if tally.games else 0.0
+        click.echo(
+            f"{name:<{width}}  {tally.games:>5}  {tally.wins:>7.2f}  {share:>5.1f}%  {mean:>10.2f}  {tally.faults:>6}"
+        )
+    for fault in result.faults[:20]:
+        click.echo(
+            f"fault: game {fault['game']}: {fault['bot']} (seat {fault['seat']}) "
+            f"{fault['kind']}: {fault['detail']} · log {fault['log']}"
+        )
+    if len(result.faults) > 20:
+        click.echo(f"... {len(result.faults) - 20} more faults in {out / 'summary.json'}")
