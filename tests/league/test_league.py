@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.league.conftest import cli, db_rows, standings
+from league.conftest import cli, db_rows, standings
 
 FAST = ("--sandbox", "none", "--jobs", "2")
 
