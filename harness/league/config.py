@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.bots.manifest import BotSpec, check_names, load_bot, one_line
+from harness.limits import merge_limits
 from harness.errors import HarnessError
 from harness.games import BadOptions, get_game
 
@@ -185,6 +186,9 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
     for name, value in (("move_time", move), ("startup_time", startup)):
         if not (math.isfinite(value) and value > 0):
             raise HarnessError(f"{where}{name}: {value!r} is not a positive number of seconds")
+    limits = dict(file.limits) if file else {}
+    for bot in bots:  # a bad [limits] table is bad input: say so now, not in a worker
+        merge_limits(limits, bot.limits, bot.name)
     return LeagueConfig(
         bots=tuple(bots),
         table_size=int(size),
@@ -196,5 +200,5 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
         startup_time=startup,
         jobs=int(pick(overrides.jobs, file and file.jobs, default_jobs())),
         sandbox=pick(overrides.sandbox, file and file.sandbox, "auto"),
-        limits=dict(file.limits) if file else {},
+        limits=limits,
     )

@@ -87,3 +87,16 @@ def test_ratings_needs_a_league_folder(tmp_path: Path) -> None:
 def test_bad_anchor(tmp_path: Path) -> None:
     code, output = run("ratings", str(tmp_path), "--anchor", "random")
     assert code == 2 and "--anchor 'random': expected BOT=RATING" in output
+
+
+def test_a_bad_bot_limits_table_is_refused_before_any_game(
+    bots: Callable[[list[str]], Path], tmp_path: Path
+) -> None:
+    folder = bots(["a", "b"])
+    with (folder / "a" / "bot.toml").open("a") as fh:
+        fh.write("[limits]\nmemory_mb = -3\n")
+    code, output = run("league", str(folder), "--out", str(tmp_path / "out"))
+    assert code == 2
+    assert output.count("\n") == 1, output
+    assert "bot 'a'" in output and "memory_mb" in output
+    assert not (tmp_path / "out").exists()
