@@ -228,13 +228,15 @@ def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int) -> list[str
             argv += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             argv += ["--ro-bind", path, path]
-    for root in interpreter_roots(spec):
-        argv += ["--ro-bind", root, root]
     argv += ["--proc", "/proc", "--dev", "/dev"]
     argv += ["--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp"]
     # HOME and TMPDIR name the host temp path: the same path, private, inside
     tmp_path = str(tmp)
     argv += ["--dir", tmp_path] if tmp_path.startswith("/tmp/") else ["--size", size, "--tmpfs", tmp_path]
+    # mounts apply in order: binds after the /tmp tmpfs, or one under /tmp would vanish
+    # (a clone and its virtualenv in /tmp/...)
+    for root in interpreter_roots(spec):
+        argv += ["--ro-bind", root, root]
     folder = str(spec.folder)
     argv += ["--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory

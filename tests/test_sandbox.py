@@ -23,7 +23,7 @@ HARNESS = Path(sandbox.__file__).resolve().parent
 BWRAP = shutil.which("bwrap")
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it")
 
-PROBE = r'''
+PROBE = r"""
 import json, os, socket, sys
 out = {}
 port = int(sys.argv[1])
@@ -71,11 +71,13 @@ with open("/proc/self/status") as fh:
 print(json.dumps(out)); sys.stdout.flush()
 for pid in children:
     os.kill(pid, 9)
-'''
+"""
 
 
 def _spec(folder: Path, limits: dict[str, int] | None = None) -> BotSpec:
-    return BotSpec(name="probe", version="1", folder=folder, command=("python3", "probe.py"), limits=limits or {})
+    return BotSpec(
+        name="probe", version="1", folder=folder, command=("python3", "probe.py"), limits=limits or {}
+    )
 
 
 def test_unknown_mode_and_bad_limits_are_one_line_errors() -> None:
@@ -105,7 +107,10 @@ def test_limited_argv_applies_prlimit(tmp_path: Path) -> None:
 
 
 def test_wrappers_pickle(tmp_path: Path) -> None:
-    for wrapper in (Limited("/usr/bin/prlimit", (("memory_mb", 100),)), Bubblewrap("/usr/bin/bwrap", "/usr/bin/prlimit")):
+    for wrapper in (
+        Limited("/usr/bin/prlimit", (("memory_mb", 100),)),
+        Bubblewrap("/usr/bin/bwrap", "/usr/bin/prlimit"),
+    ):
         again = pickle.loads(pickle.dumps(wrapper))
         assert again == wrapper
 
@@ -114,7 +119,9 @@ def test_bwrap_missing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     real_which = shutil.which
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None if name == "bwrap" else real_which(name))
     real_exists = os.path.exists
-    monkeypatch.setattr(sandbox.os.path, "exists", lambda p: False if str(p).endswith("bwrap") else real_exists(p))
+    monkeypatch.setattr(
+        sandbox.os.path, "exists", lambda p: False if str(p).endswith("bwrap") else real_exists(p)
+    )
     with pytest.raises(HarnessError, match=r"^--sandbox bwrap: bubblewrap \(bwrap\) is not installed$"):
         resolve_sandbox("bwrap")
     wrapper = resolve_sandbox("auto")
@@ -143,7 +150,9 @@ def test_bwrap_argv_shows_only_what_a_bot_needs(tmp_path: Path) -> None:
 
 
 def test_interpreter_roots_never_expose_the_harness(tmp_path: Path) -> None:
-    for root in interpreter_roots(load_bot(Path(__file__).resolve().parent.parent / "sample_bots" / "random")):
+    for root in interpreter_roots(
+        load_bot(Path(__file__).resolve().parent.parent / "sample_bots" / "random")
+    ):
         assert root != "/" and not HARNESS.is_relative_to(root)
 
 
@@ -166,7 +175,14 @@ def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, o
         program = shutil.which("python3")
         assert program is not None
         done = subprocess.run(
-            [*wrapper(spec, home), program, "probe.py", str(listener.getsockname()[1]), str(HARNESS), str(secret)],
+            [
+                *wrapper(spec, home),
+                program,
+                "probe.py",
+                str(listener.getsockname()[1]),
+                str(HARNESS),
+                str(secret),
+            ],
             cwd=folder,
             env=bot_environment(spec, home),
             capture_output=True,
@@ -204,3 +220,33 @@ def test_without_sandbox_limits_still_apply(tmp_path: Path) -> None:
     assert found["harness_visible"] is True  # what the warning says: no filesystem isolation
     if sandbox._pids_cgroup_root() is not None:
         assert found["forked"] < 12
+
+
+@needs_bwrap
+def test_an_interpreter_under_tmp_stays_visible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clone and its virtualenv under /tmp (as on CI): binds must come after the /tmp tmpfs."""
+    python = tmp_path / "venv" / "bin" / "python3"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(os.path.realpath(shutil.which("python3") or "python3"))
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "hi.py").write_text("print('hi from the sandbox')\n")
+    monkeypatch.setenv("PATH", f"{python.parent}:{os.environ['PATH']}")
+    spec = BotSpec(name="probe", version="1", folder=folder, command=("python3", "hi.py"))
+    wrapper = resolve_sandbox("bwrap", {})
+    assert wrapper is not None
+    home = Path(f"/tmp/llama-probe-venv-{os.getpid()}")
+    home.mkdir(exist_ok=True)
+    try:
+        done = subprocess.run(
+            [*wrapper(spec, home), str(python), "hi.py"],
+            cwd=folder,
+            env=bot_environment(spec, home),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().strip() == "hi from the sandbox"

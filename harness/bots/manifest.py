@@ -117,7 +117,7 @@ def _check_command(manifest_path: Path, folder: Path, program: str) -> None:
 def resolve_program(folder: Path, program: str) -> str:
     """Return an absolute path for argv[0] (bots get a minimal environment)."""
     if os.sep in program:
-        return str((folder / program).resolve())
+        return os.path.normpath(folder / program)  # not resolve(): keep a venv symlink
     return shutil.which(program) or program
 
 
