@@ -17,9 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.bots.manifest import BotSpec, check_names, load_bot, one_line
-from harness.limits import merge_limits
 from harness.errors import HarnessError
 from harness.games import BadOptions, get_game
+from harness.limits import merge_limits
 
 GAME = "llama"
 DEFAULT_TABLE_SIZE = 4
