@@ -154,7 +154,11 @@ def league(
     elapsed = time.monotonic() - began
     click.echo(f"{run.played} games played in {elapsed:.1f} s ({run.total} in the league)", err=True)
     click.echo(render(run.folder, "table"), nl=False)
+    from harness.html.report import write_report
+
+    report = write_report(run.folder)
     click.echo(f"league folder: {run.folder} (replays in {run.folder / 'replays'}, results in league.db)")
+    click.echo(f"report: {report}")
     click.echo(f"ratings again: llama-harness ratings {run.folder}")
 
 
