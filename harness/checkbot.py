@@ -33,7 +33,9 @@ from harness.protocol.messages import PROTOCOL_VERSION
 from harness.protocol.session import BotSession
 
 PLAYERS = 3
-SAMPLE_BOTS = Path(__file__).resolve().parent.parent / "sample_bots"
+# where the sample bots are looked for: a checkout beside the package (editable install),
+# then ./sample_bots (a checkout with the package installed from it, as tox does)
+SAMPLE_BOTS = (Path(__file__).resolve().parent.parent / "sample_bots", Path("sample_bots"))
 DEFAULT_OPPONENTS = ("random", "heuristic")
 
 _HINTS = {
@@ -346,13 +348,17 @@ def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]
 
 
 def default_opponents() -> tuple[Path, ...]:
-    return tuple(SAMPLE_BOTS / name for name in DEFAULT_OPPONENTS if (SAMPLE_BOTS / name / "bot.toml").is_file())
+    for folder in SAMPLE_BOTS:
+        found = tuple(folder / name for name in DEFAULT_OPPONENTS if (folder / name / "bot.toml").is_file())
+        if found:
+            return found
+    return ()
 
 
 def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> Iterator[Check]:
     name = f"games against {', '.join(p.name for p in settings.opponents) or 'sample bots'}"
     if not settings.opponents:
-        yield Check(name, False, f"no opponents: no sample bots found in {SAMPLE_BOTS}; pass --opponent DIR")
+        yield Check(name, False, f"no opponents: no sample bots found in {' or '.join(map(str, SAMPLE_BOTS))}; pass --opponent DIR")
         return
     try:
         opponents = [load_bot(folder) for folder in settings.opponents]

@@ -129,3 +129,18 @@ def test_missing_bot_and_missing_opponent(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1
     assert "FAIL games against gone: opponent: " in result.output
+
+
+def test_default_opponents_are_found_beside_the_package_or_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness import checkbot
+
+    monkeypatch.setattr(checkbot, "SAMPLE_BOTS", (tmp_path / "nowhere", Path("sample_bots")))
+    monkeypatch.chdir(tmp_path)
+    assert checkbot.default_opponents() == ()
+    for name in checkbot.DEFAULT_OPPONENTS:
+        (tmp_path / "sample_bots" / name).mkdir(parents=True)
+        (tmp_path / "sample_bots" / name / "bot.toml").write_text("")
+    found = checkbot.default_opponents()
+    assert [p.name for p in found] == list(checkbot.DEFAULT_OPPONENTS)
