@@ -99,6 +99,9 @@ def run_job(task: JobTask) -> JobOutcome:
                     faults=tuple(FaultRow(f.seat, f.bot, f.kind, f.detail) for f in result.faults),
                 )
             )
+    # the replays reach the disk before the league records the job as done (one sync a
+    # job, not an fsync a game: that cost more than the rest of the referee's work)
+    os.sync()
     return JobOutcome(task.job.job_id, tuple(rows), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
