@@ -234,7 +234,7 @@ def kill_tree(root: int) -> None:
         os.killpg(root, signal.SIGKILL)
     for _ in range(5):  # a fork bomb may still be forking while we sweep
         found = descendants(root) - {os.getpid()}
-        live = [pid for pid in found if _exists(pid)]
+        live = [pid for pid in found if pid_alive(pid)]
         if not live:
             break
         for pid in live:
@@ -254,7 +254,13 @@ def reap_orphans() -> None:
                     os.waitpid(pid, os.WNOHANG)
 
 
-def _exists(pid: int) -> bool:
+def children_of(parent: int) -> list[int]:
+    """The pids whose parent is ``parent``."""
+    return [pid for pid, (ppid, _, _) in _proc_table().items() if ppid == parent]
+
+
+def pid_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie counts as dead)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

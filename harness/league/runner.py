@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.bots.manifest import BotSpec
-from harness.bots.process import kill_tree
+from harness.bots.process import children_of, kill_tree, pid_alive
 from harness.errors import HarnessError
 from harness.games import get_game
 from harness.league.config import GAME, LeagueConfig
@@ -131,34 +131,12 @@ def _watch(league_pid: int) -> None:
         fd = os.pidfd_open(league_pid)
         select.select([fd], [], [])  # readable once the process has exited
     except (OSError, AttributeError):  # already gone, or no pidfd (old kernel, not Linux)
-        while _alive(league_pid):
+        while pid_alive(league_pid):
             time.sleep(0.5)
-    me = os.getpid()
     with contextlib.suppress(Exception):
-        for pid in _children(me):
+        for pid in children_of(os.getpid()):
             kill_tree(pid)  # bots are session leaders: their group and descendants too
     os._exit(1)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                stat = Path(f"/proc/{entry}/stat").read_bytes()
-                if int(stat[stat.rfind(b")") + 2 :].split()[1]) == parent:
-                    found.append(int(entry))
-    return found
 
 
 def local_executor(workers: int) -> Executor:
