@@ -106,7 +106,15 @@ class BotProcess:
 
     def send(self, data: bytes, deadline: float) -> None:
         """Write ``data`` whole; raise BotTimeout if the bot stops reading, BotCrashed if gone."""
-        view = memoryview(data)
+        try:  # the common case: the pipe has room for the whole message
+            written = os.write(self._in, data)
+        except BlockingIOError:
+            written = 0
+        except OSError as err:
+            raise BotCrashed(f"stdin closed ({err.strerror or err})") from None
+        if written == len(data):
+            return
+        view = memoryview(data)[written:]
         while view:
             try:
                 written = os.write(self._in, view)
