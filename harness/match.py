@@ -161,7 +161,7 @@ class Table:
                 writer,
                 header=header,
                 game_no=game_no,
-                seeds=[derive_seed(seed, "bot", seat) for seat in range(len(seated))],
+                seeds=[derive_seed(seed, "bot", game_no, seat) for seat in range(len(seated))],
             )
         except BaseException:
             writer.discard()

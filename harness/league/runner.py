@@ -10,7 +10,9 @@ most the unfinished jobs, which the same command replays.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
+import json
 import multiprocessing
 import os
 import resource
@@ -33,6 +35,7 @@ from harness.league.config import GAME, LeagueConfig
 from harness.league.schedule import Job, make_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import Clock, Table, TableSettings, Wrapper, build_bot
+from harness.replay.io import sync_filesystem
 from harness.sandbox import resolve_sandbox
 
 REPLAYS = "replays"
@@ -101,7 +104,7 @@ def run_job(task: JobTask) -> JobOutcome:
             )
     # the replays reach the disk before the league records the job as done (one sync a
     # job, not an fsync a game: that cost more than the rest of the referee's work)
-    os.sync()
+    sync_filesystem(league)
     return JobOutcome(task.job.job_id, tuple(rows), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
@@ -221,8 +224,9 @@ def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, lis
     store = Store(folder / DB_NAME)
     try:
         fresh = store.is_new()
+        identity = {**config.identity(), "schedule": schedule_digest(jobs)}
         if not fresh:
-            problem = _changed(store, config, digests)
+            problem = _changed(store, identity, digests)
             if problem and not force:
                 raise HarnessError(
                     f"{folder}: {problem} since this league started; run it with another --out, "
@@ -233,7 +237,7 @@ def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, lis
                 fresh = True
         if fresh:
             rows = [(b.name, str(b.folder), digests[b.name], b.version) for b in config.bots]
-            store.create(config.identity(), config.to_dict(), rows, jobs)
+            store.create(identity, config.to_dict(), rows, jobs)
         done = store.done_jobs()
     except BaseException:
         store.close()
@@ -241,12 +245,21 @@ def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, lis
     return store, [job for job in jobs if job.job_id not in done]
 
 
-def _changed(store: Store, config: LeagueConfig, digests: dict[str, str]) -> str | None:
+def schedule_digest(jobs: list[Job]) -> str:
+    """A hash of the whole schedule: a resume must replay exactly the stored one."""
+    text = json.dumps(
+        [[job.job_id, job.bots, [[g.game_id, g.seed, g.seating] for g in job.games]] for job in jobs]
+    )
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _changed(store: Store, new: dict[str, Any], digests: dict[str, str]) -> str | None:
     """Say what differs between the stored league and this one, or None."""
     old = store.meta("identity") or {}
-    new = config.identity()
     for key in new:
         if old.get(key) != new[key]:
+            if key == "schedule":  # same config, another harness version's schedule
+                return "the schedule this harness makes for it changed"
             return f"the league config changed ({key}: {old.get(key)!r} -> {new[key]!r})"
     stored = store.bot_digests()
     for name, digest in digests.items():

@@ -4,9 +4,14 @@ A pure function of the bot names, table size, game target, duplicate flag and se
 The unit of work is a *job*: one table of k bots that plays several games in one
 worker (the bot processes live for the whole job).
 
-- Duplicate deals: a job is one *deal group*: one deal seed played in every rotation
-  of the table's seating and every rotation of the reversed seating (identical
-  seatings once), so every bot holds every hand and every pair meets in both orders.
+- Duplicate deals: a *deal group* is one deal seed played in every rotation of the
+  table's seating and every rotation of the reversed seating (identical seatings
+  once), so every bot holds every hand and every pair meets in both orders. A bot
+  process must never see one deal twice (it would know the other hands the second
+  time), so a job never holds two games of one group: groups of the same table are
+  batched (up to ``GROUPS_PER_JOB``) and job r of a batch plays the r-th seating of
+  each of its groups. Each process sees distinct deals; the groups are completed
+  across jobs.
 - Without duplicates: a job is a few games with fresh seeds, the seats rotating.
 
 Tables: when the combinations of k bots are few, whole cycles over all of them (each
@@ -28,8 +33,9 @@ from harness.match import derive_seed
 
 # Up to this many combinations the schedule cycles through all of them.
 EXHAUSTIVE_LIMIT = 2000
-# Games per job without duplicate deals: enough to amortise starting the bots.
+# Games per job: enough to amortise starting the bots.
 PLAIN_JOB_GAMES = 8
+GROUPS_PER_JOB = 8
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,7 @@ class ScheduledGame:
 @dataclass(frozen=True)
 class Job:
     job_id: int  # 0-based
-    bots: tuple[str, ...]  # the table, in its base seating order
+    bots: tuple[str, ...]  # the table
     games: tuple[ScheduledGame, ...]
 
 
@@ -59,11 +65,9 @@ def duplicate_seatings(order: Sequence[str]) -> list[tuple[str, ...]]:
     return out
 
 
-def games_per_job(table_size: int, duplicate: bool) -> int:
-    """How many games one job plays."""
-    if duplicate:
-        return len(duplicate_seatings([str(i) for i in range(table_size)]))
-    return table_size * max(1, PLAIN_JOB_GAMES // table_size)
+def group_size(table_size: int) -> int:
+    """How many games one deal group has."""
+    return len(duplicate_seatings([str(i) for i in range(table_size)]))
 
 
 def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[tuple[str, ...]]:
@@ -124,29 +128,54 @@ def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[t
 def make_schedule(
     names: Sequence[str], table_size: int, games: int, seed: int, duplicate: bool = True
 ) -> list[Job]:
-    """The league's jobs: at least ``games`` games, rounded up to whole jobs.
+    """The league's jobs: at least ``games`` games, rounded up to whole deal groups (jobs without duplicates).
 
     Raises ValueError if ``table_size`` does not fit the number of bots.
     """
     if not 2 <= table_size <= len(names):
         raise ValueError(f"table size {table_size!r} does not fit {len(names)} bots")
-    per_job = games_per_job(table_size, duplicate)
-    count = max(1, math.ceil(games / per_job))
+    if duplicate:
+        return _duplicate_jobs(names, table_size, games, seed)
+    per_job = table_size * max(1, PLAIN_JOB_GAMES // table_size)
     jobs: list[Job] = []
     game_id = 0
-    for job_id, order in enumerate(choose_tables(names, table_size, count, seed)):
+    for job_id, order in enumerate(
+        choose_tables(names, table_size, max(1, math.ceil(games / per_job)), seed)
+    ):
         scheduled: list[ScheduledGame] = []
-        if duplicate:
-            deal = derive_seed(seed, "deal", job_id)
-            for seating in duplicate_seatings(order):
-                game_id += 1
-                scheduled.append(ScheduledGame(game_id, seating, deal, f"d{job_id}"))
-        else:
-            for index in range(per_job):
-                game_id += 1
-                shift = index % table_size
-                seating = order[shift:] + order[:shift]
-                game_seed = derive_seed(seed, "game", game_id)
-                scheduled.append(ScheduledGame(game_id, seating, game_seed, f"g{game_id}"))
+        for index in range(per_job):
+            game_id += 1
+            shift = index % table_size
+            seating = order[shift:] + order[:shift]
+            game_seed = derive_seed(seed, "game", game_id)
+            scheduled.append(ScheduledGame(game_id, seating, game_seed, f"g{game_id}"))
         jobs.append(Job(job_id, order, tuple(scheduled)))
+    return jobs
+
+
+def _duplicate_jobs(names: Sequence[str], table_size: int, games: int, seed: int) -> list[Job]:
+    size = group_size(table_size)
+    groups: list[list[ScheduledGame]] = []
+    game_id = 0
+    for group_id, order in enumerate(choose_tables(names, table_size, max(1, math.ceil(games / size)), seed)):
+        deal = derive_seed(seed, "deal", group_id)
+        group = []
+        for seating in duplicate_seatings(order):
+            game_id += 1
+            group.append(ScheduledGame(game_id, seating, deal, f"d{group_id}"))
+        groups.append(group)
+    # batch the groups of one table, in schedule order
+    batches: list[tuple[tuple[str, ...], list[list[ScheduledGame]]]] = []
+    filling: dict[tuple[str, ...], list[list[ScheduledGame]]] = {}
+    for group in groups:
+        table = tuple(sorted(group[0].seating))
+        batch = filling.get(table)
+        if batch is None or len(batch) == GROUPS_PER_JOB:
+            batch = filling[table] = []
+            batches.append((table, batch))
+        batch.append(group)
+    jobs: list[Job] = []
+    for table, batch in batches:
+        for index in range(size):
+            jobs.append(Job(len(jobs), table, tuple(group[index] for group in batch)))
     return jobs

@@ -64,7 +64,9 @@ def rating_input(games: Sequence[StoredGame]) -> list[GameResult]:
     return [GameResult(game.players, game.places, game.cluster) for game in games]
 
 
-def figures_of(games: Sequence[StoredGame], bots: Sequence[str], faults: dict[str, int]) -> dict[str, BotFigures]:
+def figures_of(
+    games: Sequence[StoredGame], bots: Sequence[str], faults: dict[str, int]
+) -> dict[str, BotFigures]:
     figures = {name: BotFigures(faults=faults.get(name, 0)) for name in bots}
     for game in games:
         winners = [s for s, place in enumerate(game.places) if place == 1 and not game.forfeited[s]]
@@ -124,7 +126,9 @@ def crosstable(games: Sequence[StoredGame]) -> dict[str, dict[str, dict[str, int
     return table
 
 
-def history(games: Sequence[StoredGame], anchor: Anchor | None, points: int = HISTORY_POINTS) -> list[dict[str, Any]]:
+def history(
+    games: Sequence[StoredGame], anchor: Anchor | None, points: int = HISTORY_POINTS
+) -> list[dict[str, Any]]:
     """Batch Elo refitted at up to ``points`` checkpoints over game-id order."""
     results = rating_input(games)
     out: list[dict[str, Any]] = []
@@ -179,7 +183,8 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
         "clusters": fit.clusters if fit else 0,
         "bots": bots,
         "seats": [
-            {"seat": s.seat, "advantage": _num(s.advantage), "ci95": _num(s.ci95)} for s in (fit.seats if fit else ())
+            {"seat": s.seat, "advantage": _num(s.advantage), "ci95": _num(s.ci95)}
+            for s in (fit.seats if fit else ())
         ],
         "los": {a: {b: _num(p) for b, p in row.items()} for a, row in (fit.los if fit else {}).items()},
         "crosstable": crosstable(standings.games),

@@ -107,7 +107,9 @@ def locked(folder: Path) -> Iterator[None]:
         except BlockingIOError:
             fh.seek(0)
             holder = fh.read().strip() or "?"
-            raise HarnessError(f"{folder}: another league process (pid {holder}) is running in this folder") from None
+            raise HarnessError(
+                f"{folder}: another league process (pid {holder}) is running in this folder"
+            ) from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"{os.getpid()}\n")

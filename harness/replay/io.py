@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import gzip
 import os
 import zlib
@@ -14,6 +15,21 @@ from pydantic_core import to_json
 
 from harness.errors import HarnessError
 from harness.replay.records import RECORD, Header, Record
+
+
+def sync_filesystem(folder: Path) -> None:
+    """Flush the filesystem holding ``folder`` to disk (syncfs; all filesystems elsewhere)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fd = os.open(folder, os.O_RDONLY)
+    except (OSError, AttributeError):
+        os.sync()
+        return
+    try:
+        if libc.syncfs(fd) != 0:
+            os.sync()
+    finally:
+        os.close(fd)
 
 
 class ReplayWriter:

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from harness.league.schedule import duplicate_seatings, games_per_job, make_schedule
+from harness.league.schedule import GROUPS_PER_JOB, duplicate_seatings, group_size, make_schedule
 
 
 def names(n: int) -> list[str]:
@@ -15,15 +15,19 @@ def names(n: int) -> list[str]:
 
 
 def tally(jobs):  # type: ignore[no-untyped-def]
+    """Tables played (one per deal group, or per game without duplicates), pairs met, seats."""
     played: Counter[str] = Counter()
     met: Counter[tuple[str, str]] = Counter()
     seats: Counter[tuple[str, int]] = Counter()
+    tables: dict[str, tuple[str, ...]] = {}
     for job in jobs:
-        played.update(job.bots)
-        met.update(itertools.combinations(sorted(job.bots), 2))
         for game in job.games:
+            tables[game.cluster] = tuple(sorted(game.seating))
             for seat, bot in enumerate(game.seating):
                 seats[(bot, seat)] += 1
+    for table in tables.values():
+        played.update(table)
+        met.update(itertools.combinations(table, 2))
     return played, met, seats
 
 
@@ -34,8 +38,10 @@ def tally(jobs):  # type: ignore[no-untyped-def]
 def test_every_bot_plays_meets_and_sits_about_equally(n: int, k: int, games: int) -> None:
     jobs = make_schedule(names(n), k, games, seed=1)
     played, met, seats = tally(jobs)
-    per_job = games_per_job(k, True)
-    assert sum(len(job.games) for job in jobs) == len(jobs) * per_job >= games
+    size = group_size(k)
+    clusters = Counter(game.cluster for job in jobs for game in job.games)
+    assert set(clusters.values()) == {size}  # whole deal groups
+    assert sum(clusters.values()) == len(clusters) * size >= games
     # tables: every bot within one table of every other
     assert max(played.values()) - min(played.values()) <= 1
     assert set(played) == set(names(n))
@@ -51,8 +57,8 @@ def test_every_bot_plays_meets_and_sits_about_equally(n: int, k: int, games: int
 
 def test_few_combinations_are_played_exhaustively() -> None:
     jobs = make_schedule(names(5), 4, 10 * 8, seed=3)  # C(5,4) = 5 tables, twice
-    tables = Counter(tuple(sorted(job.bots)) for job in jobs)
-    assert len(tables) == 5 and set(tables.values()) == {2}
+    tables = Counter(tuple(sorted(game.seating)) for job in jobs for game in job.games)
+    assert len(tables) == 5 and set(tables.values()) == {2 * 8}
 
 
 def test_schedule_is_a_pure_function_of_its_inputs() -> None:
@@ -69,11 +75,29 @@ def test_duplicate_group_rotates_both_directions_and_shares_one_deal() -> None:
     for seat in range(4):
         assert Counter(s[seat] for s in seatings) == Counter("abcd") + Counter("abcd")
     assert duplicate_seatings(["a", "b"]) == [("a", "b"), ("b", "a")]  # k=2: no duplicates
-    job = make_schedule(names(4), 4, 8, seed=0)[0]
-    assert len({game.seed for game in job.games}) == 1
-    assert len({game.cluster for game in job.games}) == 1
-    ids = [game.game_id for job in make_schedule(names(4), 4, 40, seed=0) for game in job.games]
+    games = [game for job in make_schedule(names(4), 4, 8, seed=0) for game in job.games]
+    assert len(games) == 8
+    assert len({game.seed for game in games}) == 1
+    assert len({game.cluster for game in games}) == 1
+    ids = sorted(game.game_id for job in make_schedule(names(4), 4, 40, seed=0) for game in job.games)
     assert ids == list(range(1, 41))
+
+
+@pytest.mark.parametrize(("n", "k", "games"), [(4, 4, 400), (5, 4, 1000), (12, 4, 1000), (3, 2, 50)])
+def test_no_job_sees_one_deal_twice(n: int, k: int, games: int) -> None:
+    """A bot process lives for a job: two games of one deal would show it the other hands."""
+    jobs = make_schedule(names(n), k, games, seed=5)
+    for job in jobs:
+        deals = [game.seed for game in job.games]
+        assert len(deals) == len(set(deals)), job
+        assert all(tuple(sorted(game.seating)) == job.bots for game in job.games)
+        assert 1 <= len(job.games) <= GROUPS_PER_JOB
+    # and every deal group is complete, spread over group_size(k) jobs
+    spread: dict[str, set[int]] = {}
+    for job in jobs:
+        for game in job.games:
+            spread.setdefault(game.cluster, set()).add(job.job_id)
+    assert {len(ids) for ids in spread.values()} == {group_size(k)}
 
 
 def test_without_duplicates_every_game_has_its_own_deal_and_cluster() -> None:

@@ -29,7 +29,7 @@ def rows_for(job, fault: bool = False) -> list[GameRow]:  # type: ignore[no-unty
 
 
 def test_a_job_is_committed_once_with_all_its_games(tmp_path: Path) -> None:
-    jobs = make_schedule(["a", "b", "c"], 3, 12, seed=0)
+    jobs = make_schedule(["a", "b", "c"], 3, 12, seed=0, duplicate=False)  # 2 jobs of 6
     with Store(tmp_path / DB_NAME) as store:
         store.create({"x": 1}, {"x": 1}, [(n, "-", "-", "1") for n in "abc"], jobs)
         assert store.counts() == (0, 12)
@@ -53,7 +53,7 @@ def test_the_folder_lock_refuses_a_second_league(tmp_path: Path) -> None:
 
 
 def test_progress_on_a_terminal_rewrites_one_line(tmp_path: Path) -> None:
-    jobs = make_schedule(["a", "b", "c"], 3, 12, seed=0)
+    jobs = make_schedule(["a", "b", "c"], 3, 12, seed=0, duplicate=False)  # 2 jobs of 6
     stream = io.StringIO()
     now = [0.0]
     progress = Progress(stream, 12, 0, tty=True, clock=lambda: now[0])
@@ -67,7 +67,7 @@ def test_progress_on_a_terminal_rewrites_one_line(tmp_path: Path) -> None:
 
 
 def test_progress_without_a_terminal_prints_at_each_tenth_or_every_five_seconds() -> None:
-    jobs = make_schedule(["a", "b", "c"], 3, 600, seed=0)  # 100 jobs of 6
+    jobs = make_schedule(["a", "b", "c"], 3, 600, seed=0, duplicate=False)  # 100 jobs of 6
     stream = io.StringIO()
     now = [0.0]
     progress = Progress(stream, 600, 0, tty=False, clock=lambda: now[0])
