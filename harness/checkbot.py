@@ -287,7 +287,13 @@ def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any]
     extra = extra or {}
     turn = turn_message(state, game_no, scenario.seat, list(state.public))
     legal = [_label(a) for a in state.legal_actions()]
-    start = {"type": "game_start", "game": game_no, "seat": scenario.seat, "players": PLAYERS, "seed": game_no}
+    start = {
+        "type": "game_start",
+        "game": game_no,
+        "seat": scenario.seat,
+        "players": PLAYERS,
+        "seed": game_no,
+    }
     try:
         bot.notify({**start, **extra})
         bot.notify({**notice, **extra})
@@ -338,7 +344,9 @@ def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]
             yield Check("unknown fields and messages", False, bot.fail(fault))
             return
         check = _position(bot, SCENARIOS[0], 1, extra)
-        yield dataclasses.replace(check, name="unknown fields and messages", reason="" if check.ok else check.reason)
+        yield dataclasses.replace(
+            check, name="unknown fields and messages", reason="" if check.ok else check.reason
+        )
     finally:
         bot.close()
         times.extend(bot.times)
@@ -358,7 +366,11 @@ def default_opponents() -> tuple[Path, ...]:
 def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> Iterator[Check]:
     name = f"games against {', '.join(p.name for p in settings.opponents) or 'sample bots'}"
     if not settings.opponents:
-        yield Check(name, False, f"no opponents: no sample bots found in {' or '.join(map(str, SAMPLE_BOTS))}; pass --opponent DIR")
+        yield Check(
+            name,
+            False,
+            f"no opponents: no sample bots found in {' or '.join(map(str, SAMPLE_BOTS))}; pass --opponent DIR",
+        )
         return
     try:
         opponents = [load_bot(folder) for folder in settings.opponents]
@@ -383,7 +395,9 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
     if mine:
         first = mine[0]
         fault = BotFault(first["detail"], FaultKind(first["kind"]))
-        reason = f"{len(mine)} fault(s) in {result.games} games; first, game {first['game']}: {explain(fault)}"
+        reason = (
+            f"{len(mine)} fault(s) in {result.games} games; first, game {first['game']}: {explain(fault)}"
+        )
         where = f"log: {first['log']}" if settings.out is not None else "keep its log with --out DIR"
         yield Check(name, False, f"{reason} ({where})")
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import functools
 import os
 import shutil
@@ -112,7 +113,9 @@ def _join_group(group: Path | None) -> list[str]:
     return ["/bin/sh", "-c", script, "llama-cgroup", str(group / "cgroup.procs")]
 
 
-def _limits_prefix(spec: BotSpec, league: Mapping[str, int], prlimit: str) -> tuple[list[str], dict[str, int]]:
+def _limits_prefix(
+    spec: BotSpec, league: Mapping[str, int], prlimit: str
+) -> tuple[list[str], dict[str, int]]:
     limits = merge_limits(league, spec.limits, spec.name)
     group = _new_pids_group(spec.name, limits["processes"])
     return [*_join_group(group), prlimit, *prlimit_args(limits), "--"], limits
@@ -197,18 +200,31 @@ def interpreter_roots(spec: BotSpec) -> list[str]:
 
 @dataclass(frozen=True)
 class Bubblewrap:
-    """Bubblewrap around the bot, plus the resource limits of :class:`Limited`."""
+    """Bubblewrap around the bot, plus the resource limits of :class:`Limited`.
+
+    ``hide`` names folders no bot may see (the output folder, every bot's folder):
+    covered with an empty tmpfs wherever a folder shown to the bot would contain them.
+    """
 
     bwrap: str
     prlimit: str
     limits: tuple[tuple[str, int], ...] = ()
+    hide: tuple[str, ...] = ()
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, limits = _limits_prefix(spec, dict(self.limits), self.prlimit)
-        return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB)]
+        return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide)]
 
 
-def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int) -> list[str]:
+def hiding(wrapper: Wrapper | None, *paths: Path) -> Wrapper | None:
+    """``wrapper`` that also hides ``paths`` from every bot (a no-op without bubblewrap)."""
+    if not isinstance(wrapper, Bubblewrap):
+        return wrapper
+    extra = tuple(str(Path(path).resolve()) for path in paths)
+    return dataclasses.replace(wrapper, hide=(*wrapper.hide, *extra))
+
+
+def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int, hide: tuple[str, ...] = ()) -> list[str]:
     """The bubblewrap command line (up to ``--``) for ``spec`` with private temp ``tmp``."""
     size = str(tmp_bytes)
     argv = [
@@ -235,9 +251,15 @@ def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int) -> list[str
     argv += ["--dir", tmp_path] if tmp_path.startswith("/tmp/") else ["--size", size, "--tmpfs", tmp_path]
     # mounts apply in order: binds after the /tmp tmpfs, or one under /tmp would vanish
     # (a clone and its virtualenv in /tmp/...)
-    for root in interpreter_roots(spec):
+    roots = interpreter_roots(spec)
+    for root in roots:
         argv += ["--ro-bind", root, root]
     folder = str(spec.folder)
+    # e.g. an interpreter in ~/bin shows all of ~, and with it a league folder in ~
+    shown = [*roots, *(p for p in SYSTEM_PATHS if os.path.isdir(p) and not os.path.islink(p))]
+    for path in dict.fromkeys(hide):
+        if path != folder and any(Path(path).is_relative_to(root) for root in shown):
+            argv += ["--tmpfs", path]
     argv += ["--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--"]
@@ -287,7 +309,9 @@ def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapp
                 problem = f"bubblewrap ({bwrap}) cannot create a sandbox here: {broken}"
         if problem is None and bwrap is not None:
             if prlimit is None:
-                raise HarnessError("--sandbox: prlimit (util-linux) is not installed; it applies the resource limits")
+                raise HarnessError(
+                    "--sandbox: prlimit (util-linux) is not installed; it applies the resource limits"
+                )
             return Bubblewrap(bwrap, prlimit, league)
         if mode == "bwrap":
             raise HarnessError(f"--sandbox bwrap: {problem}")
@@ -298,4 +322,13 @@ def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapp
     return Limited(prlimit, league)
 
 
-__all__ = ["MISSING", "MODES", "Bubblewrap", "Limited", "bwrap_argv", "interpreter_roots", "resolve_sandbox"]
+__all__ = [
+    "MISSING",
+    "MODES",
+    "Bubblewrap",
+    "Limited",
+    "bwrap_argv",
+    "hiding",
+    "interpreter_roots",
+    "resolve_sandbox",
+]

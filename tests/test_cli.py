@@ -157,6 +157,21 @@ def test_bad_name(tmp_path: Path, two: tuple[Path, Path], name: str) -> None:
     one_error(invoke("match", two[0], folder, "--out", tmp_path / "o"), "name")
 
 
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("command = \"python3 'bot.py\"\n", ("command", "No closing quotation")),
+        ('command = [""]\n', ("command", "must not be empty")),
+        ('command = ["python3", "a\\u0000b"]\n', ("command", "NUL")),
+        ('command = ["true"]\n[env]\n"A=B" = "x"\n', ("env", "'A=B'")),
+        ('command = ["true"]\n[env]\nA = "x\\u0000"\n', ("env", "NUL")),
+    ],
+)
+def test_bad_command_or_environment(tmp_path: Path, two: tuple[Path, Path], body: str, words: tuple[str, ...]) -> None:
+    folder = bot_with(tmp_path, 'name = "odd"\n' + body)
+    one_error(invoke("match", two[0], folder, "--out", tmp_path / "o"), *words)
+
+
 def test_command_not_on_path(tmp_path: Path, two: tuple[Path, Path]) -> None:
     folder = bot_with(tmp_path, 'name = "odd"\ncommand = ["no-such-program-llama"]\n')
     one_error(

@@ -250,3 +250,44 @@ def test_an_interpreter_under_tmp_stays_visible(tmp_path: Path, monkeypatch: pyt
         shutil.rmtree(home, ignore_errors=True)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().strip() == "hi from the sandbox"
+
+
+@needs_bwrap
+def test_a_folder_shown_for_the_interpreter_never_shows_the_output_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interpreter in ~/bin shows all of ~; a league folder in ~ must stay hidden."""
+    home = tmp_path / "home"
+    python = home / "bin" / "python3"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(os.path.realpath(shutil.which("python3") or "python3"))
+    secret = home / "league-out" / "replays" / "game-000001.jsonl.part"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("every hand\n")
+    folder = home / "bots" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "look.py").write_text(f"import os; print(os.path.exists({str(secret)!r}))\n")
+    monkeypatch.setenv("PATH", f"{python.parent}:{os.environ['PATH']}")
+    spec = BotSpec(name="probe", version="1", folder=folder, command=("python3", "look.py"))
+    bare = resolve_sandbox("bwrap", {})
+
+    def sees_the_secret(wrapper: object) -> str:
+        assert callable(wrapper)
+        scratch = Path(f"/tmp/llama-probe-hide-{os.getpid()}")
+        scratch.mkdir(exist_ok=True)
+        try:
+            done = subprocess.run(
+                [*wrapper(spec, scratch), str(python), "look.py"],
+                cwd=folder,
+                env=bot_environment(spec, scratch),
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        assert done.returncode == 0, done.stderr.decode()
+        return done.stdout.decode().strip()
+
+    assert sees_the_secret(bare) == "True"  # the premise: ~ is shown for the interpreter
+    assert sees_the_secret(sandbox.hiding(bare, home / "league-out", folder)) == "False"

@@ -34,14 +34,32 @@ class Manifest(BaseModel):
 
     @field_validator("command", "build")
     @classmethod
-    def _not_empty(cls, value: list[str] | str | None) -> list[str] | str | None:
-        if value is not None and not (value if isinstance(value, list) else value.strip()):
+    def _an_argv(cls, value: list[str] | str | None) -> list[str] | str | None:
+        if value is None:
+            return value
+        argv = _argv(value)  # raises ValueError for an unclosed quote
+        if not argv or not argv[0]:
             raise ValueError("must not be empty")
+        if any("\0" in arg for arg in argv):
+            raise ValueError("must not contain a NUL character")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _environment(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, text in value.items():
+            if not key or "=" in key or "\0" in key or "\0" in text:
+                raise ValueError(f"{key!r}: a variable name must be non-empty, without '=' or NUL")
         return value
 
 
 def _argv(value: list[str] | str) -> list[str]:
-    return list(value) if isinstance(value, list) else shlex.split(value)
+    if isinstance(value, list):
+        return list(value)
+    try:
+        return shlex.split(value)
+    except ValueError as err:  # "No closing quotation"
+        raise ValueError(f"{value!r}: {err}") from None
 
 
 @dataclass(frozen=True)

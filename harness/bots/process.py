@@ -83,9 +83,10 @@ class BotProcess:
                 close_fds=True,
                 bufsize=0,
             )
-        except OSError as err:
+        except (OSError, ValueError) as err:
             self._log.close()
-            raise BotFault(f"cannot start {argv[0]!r}: {err.strerror}", FaultKind.STARTUP) from None
+            why = err.strerror if isinstance(err, OSError) else str(err)
+            raise BotFault(f"cannot start {argv[0]!r}: {why}", FaultKind.STARTUP) from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # PIPE was asked for
         _LIVE.add(self.proc.pid)
         self._in = self.proc.stdin.fileno()

@@ -50,7 +50,7 @@ def match(
     """Play GAMES games between 2-6 BOT folders, seats rotating; print a result table."""
     from harness.limits import merge_limits
     from harness.match import Clock, MatchConfig, TableSettings, run_match
-    from harness.sandbox import resolve_sandbox
+    from harness.sandbox import hiding, resolve_sandbox
 
     game = get_game("llama")
     specs = tuple(load_bot(folder) for folder in bots)
@@ -59,7 +59,7 @@ def match(
         raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
     options = game.parse_options(collect_rules(rules))
     clock = Clock(startup=startup_time or 10.0, move=move_time or 1.0)
-    wrapper = resolve_sandbox(sandbox)
+    wrapper = hiding(resolve_sandbox(sandbox), out, *(spec.folder for spec in specs))
     for spec in specs:  # a bad [limits] table is bad input: say so before any game
         merge_limits({}, spec.limits, spec.name)
     out.mkdir(parents=True, exist_ok=True)

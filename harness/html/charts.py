@@ -13,8 +13,18 @@ from dataclasses import dataclass
 
 # Distinguishable on white and for the common colour-vision deficiencies (Okabe–Ito + extras).
 PALETTE = (
-    "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9",
-    "#000000", "#f0e442", "#8c564b", "#7f7f7f", "#17becf", "#bcbd22",
+    "#0072b2",
+    "#d55e00",
+    "#009e73",
+    "#cc79a7",
+    "#e69f00",
+    "#56b4e9",
+    "#000000",
+    "#f0e442",
+    "#8c564b",
+    "#7f7f7f",
+    "#17becf",
+    "#bcbd22",
 )
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
 
@@ -99,7 +109,9 @@ def error_bars(rows: Sequence[Bar], *, testid: str, unit: str = "Elo", zero: flo
     for tick in ticks:
         tx = x(tick)
         out.append(f'<line class="grid" x1="{tx:.1f}" x2="{tx:.1f}" y1="{top}" y2="{axis_y}"/>')
-        out.append(f'<text class="tick" x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle">{_fmt_tick(tick)}</text>')
+        out.append(
+            f'<text class="tick" x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle">{_fmt_tick(tick)}</text>'
+        )
     if zero is not None and lo <= zero <= hi:
         out.append(f'<line class="zero" x1="{x(zero):.1f}" x2="{x(zero):.1f}" y1="{top}" y2="{axis_y}"/>')
     for i, row in enumerate(rows):
@@ -123,7 +135,9 @@ def error_bars(rows: Sequence[Bar], *, testid: str, unit: str = "Elo", zero: flo
         out.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{row.colour}"/></g>')
         note = html.escape(row.note)
         out.append(f'<text class="note" x="{width - right + 10}" y="{cy + 4:.1f}">{note}</text>')
-    out.append(f'<text class="axis" x="{(left + width - right) / 2:.0f}" y="{height - 2}" text-anchor="middle">')
+    out.append(
+        f'<text class="axis" x="{(left + width - right) / 2:.0f}" y="{height - 2}" text-anchor="middle">'
+    )
     out.append(f"{html.escape(unit)} (dot) with its 95% interval (bar)</text></svg>")
     return "".join(out)
 
@@ -161,15 +175,23 @@ def line_chart(
         f'height="{height}" role="img" aria-label="{html.escape(y_label)} by {html.escape(x_label)}">'
     ]
     for tick in yt:
-        out.append(f'<line class="grid" x1="{left}" x2="{left + plot_w}" y1="{py(tick):.1f}" y2="{py(tick):.1f}"/>')
-        out.append(f'<text class="tick" x="{left - 6}" y="{py(tick) + 4:.1f}" text-anchor="end">{_fmt_tick(tick)}</text>')
+        out.append(
+            f'<line class="grid" x1="{left}" x2="{left + plot_w}" y1="{py(tick):.1f}" y2="{py(tick):.1f}"/>'
+        )
+        out.append(
+            f'<text class="tick" x="{left - 6}" y="{py(tick) + 4:.1f}" text-anchor="end">{_fmt_tick(tick)}</text>'
+        )
     for tick in xt:
         out.append(
             f'<text class="tick" x="{px(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{_fmt_tick(tick)}</text>'
         )
-    out.append(f'<line class="axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>')
+    out.append(
+        f'<line class="axisline" x1="{left}" x2="{left + plot_w}" y1="{top + plot_h}" y2="{top + plot_h}"/>'
+    )
     clip = f"clip-{testid}"
-    out.append(f'<clipPath id="{clip}"><rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}"/></clipPath>')
+    out.append(
+        f'<clipPath id="{clip}"><rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}"/></clipPath>'
+    )
     for i, (name, pts) in enumerate(series.items()):
         stroke, dash = colour(i)
         good = [(a, b) for a, b in pts if math.isfinite(b)]

@@ -133,7 +133,7 @@ def crosstable(names: Sequence[str], cross: Mapping[str, Any]) -> str:
         rows.append(f'<tr><th class="bot">{html.escape(a)}</th>{"".join(cells)}</tr>')
     return (
         '<table class="data matrix" data-testid="crosstable"><thead><tr><th>wins-draws-losses</th>'
-        f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -164,7 +164,7 @@ def los_heatmap(names: Sequence[str], los: Mapping[str, Any]) -> str:
         rows.append(f'<tr><th class="bot">{html.escape(a)}</th>{"".join(cells)}</tr>')
     return (
         '<table class="data matrix" data-testid="los"><thead><tr><th>P(row &gt; column)</th>'
-        f'{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -221,7 +221,7 @@ def faults_table(faults: Sequence[Mapping[str, Any]], links: Sequence[str | None
         )
     return (
         '<table class="data faults" data-testid="faults"><thead><tr><th>game</th><th>bot</th><th>kind</th>'
-        f'<th>detail</th><th>replay</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        f"<th>detail</th><th>replay</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 
 
@@ -235,13 +235,16 @@ def _plain(value: Any) -> str:
 
 def _config(config: Any, games: Any, bots: int) -> str:
     def cells(items: Sequence[tuple[Any, Any]]) -> str:
-        return "".join(f"<div><dt>{html.escape(str(k))}</dt><dd>{html.escape(_plain(v))}</dd></div>" for k, v in items)
+        return "".join(
+            f"<div><dt>{html.escape(str(k))}</dt><dd>{html.escape(_plain(v))}</dd></div>" for k, v in items
+        )
 
     summary = cells([("games played", games), ("bots", bots)])
     settings = cells(list(config.items())) if isinstance(config, Mapping) else ""
-    return (
-        f'<dl class="config" data-testid="config">{summary}</dl>'
-        + (f'<details><summary>league settings</summary><dl class="config">{settings}</dl></details>' if settings else "")
+    return f'<dl class="config" data-testid="config">{summary}</dl>' + (
+        f'<details><summary>league settings</summary><dl class="config">{settings}</dl></details>'
+        if settings
+        else ""
     )
 
 

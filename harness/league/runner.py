@@ -36,7 +36,7 @@ from harness.league.schedule import Job, make_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import Clock, Table, TableSettings, Wrapper, build_bot
 from harness.replay.io import sync_filesystem
-from harness.sandbox import resolve_sandbox
+from harness.sandbox import hiding, resolve_sandbox
 
 REPLAYS = "replays"
 LOGS = "logs"
@@ -74,7 +74,9 @@ def run_job(task: JobTask) -> JobOutcome:
     game = get_game(GAME)
     wrapper = task.wrapper
     if task.sandbox is not None:
-        wrapper = resolve_sandbox(task.sandbox, dict(task.limits))
+        wrapper = hiding(
+            resolve_sandbox(task.sandbox, dict(task.limits)), league, *(b.folder for b in task.bots)
+        )
     settings = TableSettings(
         game=GAME,
         options=game.parse_options(task.rules),
@@ -221,7 +223,7 @@ def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, lis
     # Digests after the build: a rebuild that is up to date changes nothing.
     digests = {bot.name: bot.digest() for bot in config.bots}
     jobs = make_schedule(config.names, config.table_size, config.games, config.seed, config.duplicate)
-    store = Store(folder / DB_NAME)
+    store = _open_store(folder, force)
     try:
         fresh = store.is_new()
         identity = {**config.identity(), "schedule": schedule_digest(jobs)}
@@ -243,6 +245,28 @@ def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, lis
         store.close()
         raise
     return store, [job for job in jobs if job.job_id not in done]
+
+
+def _open_store(folder: Path, force: bool) -> Store:
+    """Open the league's database; with ``force``, move a damaged one aside and start anew."""
+    path = folder / DB_NAME
+    try:
+        store = Store(path)
+        try:
+            store.is_new()
+        except HarnessError:
+            store.close()
+            raise
+        return store
+    except HarnessError:
+        if not force:
+            raise
+    for suffix in ("", "-wal", "-shm"):
+        damaged = path.with_name(path.name + suffix)
+        if damaged.exists():
+            damaged.replace(damaged.with_name(damaged.name + ".damaged"))
+    shutil.rmtree(folder / REPLAYS, ignore_errors=True)
+    return Store(path)
 
 
 def schedule_digest(jobs: list[Job]) -> str:
@@ -284,7 +308,9 @@ def run_league(
     """
     folder = folder.resolve()
     # Resolved here once: a bad mode or limit fails before any game, and warns once.
-    wrapper = resolve_sandbox(config.sandbox, config.limits)
+    wrapper = hiding(
+        resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
+    )
     with locked(folder):
         return _run(config, folder, wrapper, cluster, force, listener, started)
 

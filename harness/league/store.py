@@ -118,7 +118,10 @@ def locked(folder: Path) -> Iterator[None]:
 
 
 def _damaged(path: Path, err: sqlite3.Error) -> HarnessError:
-    return HarnessError(f"{path}: not a readable league database ({err}); remove the folder or use --force")
+    return HarnessError(
+        f"{path}: not a readable league database ({err}); "
+        "--force moves it aside (as league.db.damaged) and starts the league over"
+    )
 
 
 class Store:
@@ -128,7 +131,8 @@ class Store:
         self.path = path
         try:
             if readonly:
-                self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+                # a URI: quote the path (a '#', '?' or '%' in it would cut it short)
+                self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             else:
                 self.db = sqlite3.connect(path)
                 self.db.execute("PRAGMA journal_mode=WAL")
@@ -165,7 +169,12 @@ class Store:
 
     def meta(self, key: str) -> Any:
         rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else None
+        if not rows:
+            return None
+        try:
+            return json.loads(rows[0][0])
+        except (TypeError, ValueError):
+            raise _damaged(self.path, sqlite3.DatabaseError(f"meta {key!r} is not JSON")) from None
 
     def bot_digests(self) -> dict[str, str]:
         return dict(self._query("SELECT name, digest FROM bots"))

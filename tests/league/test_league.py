@@ -164,6 +164,20 @@ def test_a_damaged_database_is_one_line(tmp_path: Path, bots: Callable[[list[str
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {out.resolve() / 'league.db'}: not a readable league database")
     assert done.stderr.count("\n") == 1
+    assert (out / "league.db").read_bytes() == b"garbage" * 1000  # nothing overwritten
+    # --force keeps the damaged file aside and starts over
+    cli("league", folder, "--games", "4", "--out", out, *FAST, "--force")
+    assert (out / "league.db.damaged").read_bytes() == b"garbage" * 1000
+    assert db_rows(out, "SELECT count(*) FROM results") == [(4,)]
+
+
+def test_ratings_read_a_league_folder_whose_path_has_uri_characters(
+    tmp_path: Path, bots: Callable[[list[str]], Path]
+) -> None:
+    out = tmp_path / "league #1?x=%20"
+    cli("league", bots(["a", "b"]), "--games", "4", "--out", out, *FAST)
+    data = json.loads(cli("ratings", out, "--format", "json").stdout)
+    assert data["games"] == 4
 
 
 def test_a_league_on_a_dask_cluster_equals_the_local_league(
