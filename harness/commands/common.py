@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -33,6 +35,10 @@ def friendly(func: F) -> F:
             fail(f"rules option {err}")
         except KeyboardInterrupt:
             fail("interrupted")
+        except BrokenPipeError:  # `llama-harness replay FILE | head`: the reader left
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except OSError as err:
             fail(f"{err.filename or ''}: {err.strerror or err}".lstrip(": "))
 

@@ -73,6 +73,8 @@ def verify(records: Sequence[Record]) -> Disagreement | None:
             if problem:
                 return Disagreement(index, problem)
             ended = True
+        else:  # a second header, or any record the referee never writes here
+            return Disagreement(index, f"unexpected {record.type} record")
     if not ended:
         return Disagreement(len(records) + 1, "the replay ends before game_end")
     return None

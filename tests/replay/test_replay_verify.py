@@ -241,3 +241,10 @@ def test_dropped_fault_record(tmp_path: Path, faulted: list) -> None:
     i = first(faulted, type="fault")
     del faulted[i]
     _check(tmp_path, faulted, i + 1, "a forced action for seat 2, which has no fault")
+
+
+def test_a_second_header_mid_game(tmp_path: Path, replay: Path) -> None:
+    records = lines_of(replay)
+    i = first(records, type="action")
+    records.insert(i + 1, dict(records[0]))
+    _check(tmp_path, records, i + 2, "unexpected header record")
