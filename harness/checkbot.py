@@ -467,7 +467,7 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
         logs = out / "logs"
         if spec.build:
             try:
-                build_bot(spec, logs)
+                build_bot(spec, logs, wrapper=settings.wrapper)
             except HarnessError as err:
                 yield Check("build", False, str(err))
                 return

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.bots.manifest import BotSpec
-from harness.bots.process import BotProcess, become_subreaper
+from harness.bots.manifest import BotSpec, check_command, resolve_program
+from harness.bots.process import BotProcess, become_subreaper, bot_environment, kill_tree
 from harness.errors import BotFault, HarnessError
 from harness.games import get_game
 from harness.protocol.messages import PROTOCOL_VERSION, ActionReply
@@ -180,32 +180,46 @@ class Table:
         self.close()
 
 
-def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0) -> None:
-    """Run a bot's build command once; raise HarnessError naming the bot if it fails."""
+def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper | None = None) -> None:
+    """Run a bot's build command once; raise HarnessError naming the bot if it fails.
+
+    A build is the bot author's code too: it runs like the bot (explicit environment,
+    its own session, the sandbox and limits of ``wrapper`` with the bot's folder
+    writable), and a build that overruns ``timeout`` is killed with all it started.
+    """
     if not bot.build:
         return
+    program = resolve_program(bot.folder, bot.build[0])
+    if shutil.which(program) is None:
+        raise HarnessError(f"bot {bot.name!r}: build command {bot.build[0]!r} not found")
     logs.mkdir(parents=True, exist_ok=True)
     log = logs / f"{bot.name}.build.log"
+    tmp = Path(tempfile.mkdtemp(prefix=f"llama-build-{bot.name}-"))
     try:
+        prefix = getattr(wrapper, "for_build", wrapper)(bot, tmp) if wrapper is not None else []
         with open(log, "wb") as fh:
-            done = subprocess.run(
-                list(bot.build),
+            proc = subprocess.Popen(
+                [*prefix, program, *bot.build[1:]],
                 cwd=bot.folder,
+                env=bot_environment(bot, tmp),
                 stdout=fh,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
-                timeout=timeout,
-                check=False,
+                start_new_session=True,
             )
-    except FileNotFoundError:
-        raise HarnessError(f"bot {bot.name!r}: build command {bot.build[0]!r} not found") from None
-    except subprocess.TimeoutExpired:
-        raise HarnessError(f"bot {bot.name!r}: build took over {timeout:.0f} s (log: {log})") from None
-    if done.returncode != 0:
-        raise HarnessError(f"bot {bot.name!r}: build failed with exit {done.returncode} (log: {log})")
-    from harness.bots.manifest import _check_command
-
-    _check_command(bot.folder / "bot.toml", bot.folder, bot.command[0])
+            try:
+                code = proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                kill_tree(proc.pid)
+                proc.wait()
+                raise HarnessError(
+                    f"bot {bot.name!r}: build took over {timeout:.0f} s (log: {log})"
+                ) from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if code != 0:
+        raise HarnessError(f"bot {bot.name!r}: build failed with exit {code} (log: {log})")
+    check_command(bot.folder / "bot.toml", bot.folder, bot.command[0])
 
 
 @dataclass
@@ -278,7 +292,7 @@ def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] |
 
     names = [bot.name for bot in config.bots]
     for bot in config.bots:
-        build_bot(bot, config.settings.logs)
+        build_bot(bot, config.settings.logs, wrapper=config.settings.wrapper)
     result = MatchResult(tallies={name: BotTally() for name in names})
     suffix = ".jsonl.gz" if config.compress else ".jsonl"
     with Table(config.bots, config.settings, config.games) as table:

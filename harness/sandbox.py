@@ -215,6 +215,13 @@ class Bubblewrap:
         prefix, limits = _limits_prefix(spec, dict(self.limits), self.prlimit)
         return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide)]
 
+    def for_build(self, spec: BotSpec, tmp: Path) -> list[str]:
+        """The same sandbox for the build command, with the bot's own folder writable."""
+        builder = dataclasses.replace(spec, command=spec.build or spec.command)
+        prefix, limits = _limits_prefix(builder, dict(self.limits), self.prlimit)
+        argv = bwrap_argv(self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, writable=True)
+        return [*prefix, *argv]
+
 
 def hiding(wrapper: Wrapper | None, *paths: Path) -> Wrapper | None:
     """``wrapper`` that also hides ``paths`` from every bot (a no-op without bubblewrap)."""
@@ -224,7 +231,15 @@ def hiding(wrapper: Wrapper | None, *paths: Path) -> Wrapper | None:
     return dataclasses.replace(wrapper, hide=(*wrapper.hide, *extra))
 
 
-def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int, hide: tuple[str, ...] = ()) -> list[str]:
+def bwrap_argv(
+    bwrap: str,
+    spec: BotSpec,
+    tmp: Path,
+    tmp_bytes: int,
+    hide: tuple[str, ...] = (),
+    *,
+    writable: bool = False,
+) -> list[str]:
     """The bubblewrap command line (up to ``--``) for ``spec`` with private temp ``tmp``."""
     size = str(tmp_bytes)
     argv = [
@@ -260,7 +275,7 @@ def bwrap_argv(bwrap: str, spec: BotSpec, tmp: Path, tmp_bytes: int, hide: tuple
     for path in dict.fromkeys(hide):
         if path != folder and any(Path(path).is_relative_to(root) for root in shown):
             argv += ["--tmpfs", path]
-    argv += ["--ro-bind", folder, folder, "--chdir", folder]
+    argv += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--"]
     return argv

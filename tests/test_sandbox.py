@@ -291,3 +291,33 @@ def test_a_folder_shown_for_the_interpreter_never_shows_the_output_folder(
 
     assert sees_the_secret(bare) == "True"  # the premise: ~ is shown for the interpreter
     assert sees_the_secret(sandbox.hiding(bare, home / "league-out", folder)) == "False"
+
+
+@needs_bwrap
+def test_a_build_runs_in_the_sandbox_with_its_own_folder_writable(tmp_path: Path) -> None:
+    from harness.match import build_bot
+
+    secret = tmp_path / "out" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("x")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "build.py").write_text(
+        "import os, socket\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 9), timeout=1); net = 'connected'\n"
+        "except OSError as err:\n"
+        "    net = type(err).__name__\n"
+        f"seen = os.path.exists({str(secret)!r})\n"
+        "names = sorted(set(os.environ) - {'PWD'})  # PWD: set by the shell that joins the cgroup\n"
+        "open('built.txt', 'w').write(f'{net} {seen} {names}')\n"
+    )
+    (folder / "bot.toml").write_text(
+        'name = "b"\ncommand = ["python3", "bot.py"]\nbuild = ["python3", "build.py"]\n'
+    )
+    spec = load_bot(folder)
+    wrapper = sandbox.hiding(resolve_sandbox("bwrap", {}), secret.parent)
+    build_bot(spec, tmp_path / "logs", wrapper=wrapper)
+    net, seen, env = (folder / "built.txt").read_text().split(" ", 2)
+    assert net == "ConnectionRefusedError" and seen == "False"  # no network; nothing outside
+    assert env == str(sorted(["HOME", "LANG", "LC_ALL", "PATH", "TMPDIR"]))  # the bots' environment

@@ -111,7 +111,7 @@ def load_bot(folder: str | Path) -> BotSpec:
     build = _argv(manifest.build) if manifest.build is not None else None
     folder = folder.resolve()
     if build is None:
-        _check_command(manifest_path, folder, command[0])
+        check_command(manifest_path, folder, command[0])
     return BotSpec(
         name=manifest.name,
         version=manifest.version,
@@ -123,7 +123,7 @@ def load_bot(folder: str | Path) -> BotSpec:
     )
 
 
-def _check_command(manifest_path: Path, folder: Path, program: str) -> None:
+def check_command(manifest_path: Path, folder: Path, program: str) -> None:
     if os.sep in program:
         target = folder / program
         if not (target.is_file() and os.access(target, os.X_OK)):

@@ -211,7 +211,9 @@ class LeagueRun:
 Listener = Callable[[JobOutcome], None]
 
 
-def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, list[Job]]:
+def prepare(
+    config: LeagueConfig, folder: Path, force: bool, wrapper: Wrapper | None = None
+) -> tuple[Store, list[Job]]:
     """Build the bots, open or create the store, and return it with the jobs still to play.
 
     Raises HarnessError when the config or a bot changed under an existing league
@@ -219,7 +221,7 @@ def prepare(config: LeagueConfig, folder: Path, force: bool) -> tuple[Store, lis
     """
     folder.mkdir(parents=True, exist_ok=True)
     for bot in config.bots:
-        build_bot(bot, folder / LOGS)
+        build_bot(bot, folder / LOGS, wrapper=wrapper)
     # Digests after the build: a rebuild that is up to date changes nothing.
     digests = {bot.name: bot.digest() for bot in config.bots}
     jobs = make_schedule(config.names, config.table_size, config.games, config.seed, config.duplicate)
@@ -324,7 +326,7 @@ def _run(
     listener: Listener | None,
     started: Callable[[Store], None] | None,
 ) -> LeagueRun:
-    store, pending = prepare(config, folder, force)
+    store, pending = prepare(config, folder, force, wrapper)
     with store:
         resumed, total = store.counts()
         if started is not None:
