@@ -29,7 +29,7 @@ from harness.games.llama.rules import LLAMA, Deal, Options, Variant, deck, place
 from harness.games.llama.state import LlamaState
 from harness.limits import merge_limits
 from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
-from harness.protocol.messages import PROTOCOL_VERSION
+from harness.protocol import build
 from harness.protocol.session import BotSession
 
 PLAYERS = 3
@@ -163,32 +163,16 @@ def _label(action: Any) -> str:
 
 
 def hello_message(seat: int, players: int, games: int, clock: Clock) -> dict[str, Any]:
-    """The hello the referee sends (see :class:`harness.match.BotPlayer`)."""
-    options = Options().to_dict()
-    return {
-        "type": "hello",
-        "protocol": PROTOCOL_VERSION,
-        "game": "llama",
-        "variant": options["variant"],
-        "options": options,
-        "seat": seat,
-        "players": players,
-        "games": games,
-        "time": {"startup_ms": round(clock.startup * 1000), "move_ms": round(clock.move * 1000)},
-    }
-
-
-def turn_message(state: LlamaState, game_no: int, seat: int, events: list[dict[str, Any]]) -> dict[str, Any]:
-    """The turn the referee sends (see :func:`harness.referee.play_game`)."""
-    return {
-        "type": "turn",
-        "id": 0,
-        "game": game_no,
-        "seat": seat,
-        **state.view(seat),
-        "legal": [a.wire() for a in state.legal_actions()],
-        "events": events,
-    }
+    """The hello the referee sends, with the default rules."""
+    return build.hello_message(
+        "llama",
+        Options().to_dict(),
+        seat=seat,
+        players=players,
+        games=games,
+        startup=clock.startup,
+        move=clock.move,
+    )
 
 
 def prepare(scenario: Scenario) -> tuple[LlamaState, dict[str, Any]]:
@@ -285,7 +269,7 @@ def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any]
     state, notice = prepare(scenario)
     notice["game"] = game_no
     extra = extra or {}
-    turn = turn_message(state, game_no, scenario.seat, list(state.public))
+    turn = build.turn_message(state, game_no, scenario.seat, list(state.public))
     legal = [_label(a) for a in state.legal_actions()]
     start = {
         "type": "game_start",
@@ -494,5 +478,4 @@ __all__ = [
     "default_opponents",
     "hello_message",
     "prepare",
-    "turn_message",
 ]

@@ -36,11 +36,3 @@ class BotTimeout(BotFault):
 
 class BotCrashed(BotFault):
     kind = FaultKind.CRASH
-
-
-class ProtocolViolation(BotFault):
-    kind = FaultKind.INVALID
-
-
-class IllegalMove(BotFault):
-    kind = FaultKind.ILLEGAL

@@ -21,7 +21,8 @@ from harness.bots.manifest import BotSpec, check_command, resolve_program
 from harness.bots.process import BotProcess, become_subreaper, bot_environment, kill_tree
 from harness.errors import BotFault, HarnessError
 from harness.games import get_game
-from harness.protocol.messages import PROTOCOL_VERSION, ActionReply
+from harness.protocol.build import hello_message
+from harness.protocol.messages import ActionReply
 from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
@@ -75,22 +76,16 @@ class BotPlayer:
         self.starts += 1
         self.proc = BotProcess(self.spec, self.log_path, self._tmp, wrapper=wrapper)
         session = BotSession(self.proc, startup=clock.startup, move=clock.move)
-        options = self.settings.options.to_dict()
         reply = session.handshake(
-            {
-                "type": "hello",
-                "protocol": PROTOCOL_VERSION,
-                "game": self.settings.game,
-                "variant": options.get("variant", "standard"),
-                "options": options,
-                "seat": seat,
-                "players": players,
-                "games": self.games,
-                "time": {
-                    "startup_ms": round(clock.startup * 1000),
-                    "move_ms": round(clock.move * 1000),
-                },
-            }
+            hello_message(
+                self.settings.game,
+                self.settings.options.to_dict(),
+                seat=seat,
+                players=players,
+                games=self.games,
+                startup=clock.startup,
+                move=clock.move,
+            )
         )
         self.version = reply.version
         self.session = session

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from harness.errors import BotFault, FaultKind
 from harness.games.base import Game, GameState, IllegalAction
+from harness.protocol.build import turn_message
 from harness.protocol.messages import ActionReply
 
 
@@ -147,15 +148,7 @@ def play_game(
         action: Any = None
         elapsed: float | None = None
         if not table.forced[seat]:
-            turn = {
-                "type": "turn",
-                "id": 0,
-                "game": game_no,
-                "seat": seat,
-                **state.view(seat),
-                "legal": [a.wire() for a in state.legal_actions()],
-                "events": events[cursor[seat] :],
-            }
+            turn = turn_message(state, game_no, seat, events[cursor[seat] :])
             try:
                 reply, elapsed = players[seat].ask(turn)
                 action = state.parse_action(_reply_fields(reply))

@@ -15,10 +15,10 @@ from harness.checkbot import (
     game_end_message,
     hello_message,
     prepare,
-    turn_message,
 )
 from harness.cli import main
 from harness.match import Clock
+from harness.protocol.build import turn_message
 from harness.protocol.messages import TO_BOT
 from harness.sandbox import resolve_sandbox
 

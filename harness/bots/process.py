@@ -169,9 +169,6 @@ class BotProcess:
 
     # -- lifetime ---------------------------------------------------------------------
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
     def close(self, grace: float = 0.0) -> None:
         """Stop the bot and everything it started; idempotent."""
         if self.closed:

@@ -238,8 +238,4 @@ class LlamaState:
         return view
 
 
-def new_state(options: Options, players: int, dealer: Dealer) -> LlamaState:
-    return LlamaState(options, players, dealer)
-
-
-__all__ = ["Dealer", "LlamaState", "new_state"]
+__all__ = ["Dealer", "LlamaState"]
