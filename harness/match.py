@@ -28,6 +28,10 @@ from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
 
+# The bots' private temp folders alive in this process: a worker that must exit at
+# once (its league was killed) removes them on the way out.
+TEMP_FOLDERS: set[Path] = set()
+
 # A wrapper turns a bot and its private temp folder into an argv prefix (a sandbox).
 Wrapper = Callable[[BotSpec, Path], list[str]]
 
@@ -66,6 +70,7 @@ class BotPlayer:
         self.games = games
         self.log_path = settings.logs / f"{spec.name}.stderr.log"
         self._tmp = Path(tempfile.mkdtemp(prefix=f"llama-{spec.name}-"))
+        TEMP_FOLDERS.add(self._tmp)
         self.proc: BotProcess | None = None
         self.session: BotSession | None = None
         self.starts = 0
@@ -122,6 +127,7 @@ class BotPlayer:
             self.proc.close()
         self.proc = self.session = None
         shutil.rmtree(self._tmp, ignore_errors=True)
+        TEMP_FOLDERS.discard(self._tmp)
 
 
 class Table:

@@ -84,7 +84,9 @@ def folder_digest(folder: Path) -> str:
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(str(path.relative_to(folder)).encode())
         digest.update(b"\0")
-        digest.update(path.read_bytes())
+        with open(path, "rb") as fh:  # in chunks: a bot folder may hold large model files
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
         digest.update(b"\0")
     return digest.hexdigest()
 

@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.bots.manifest import BotSpec
-from harness.bots.process import children_of, kill_tree, pid_alive
+from harness.bots.process import become_subreaper, children_of, kill_tree, pid_alive
 from harness.errors import HarnessError
 from harness.games import get_game
 from harness.league.config import GAME, LeagueConfig
 from harness.league.schedule import Job, make_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
-from harness.match import Clock, Table, TableSettings, Wrapper, build_bot
+from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
 from harness.replay.io import sync_filesystem
 from harness.sandbox import hiding, resolve_sandbox
 
@@ -141,6 +141,8 @@ def _watch(league_pid: int) -> None:
     with contextlib.suppress(Exception):
         for pid in children_of(os.getpid()):
             kill_tree(pid)  # bots are session leaders: their group and descendants too
+        for tmp in list(TEMP_FOLDERS):
+            shutil.rmtree(tmp, ignore_errors=True)
     os._exit(1)
 
 
@@ -347,13 +349,27 @@ def _run(
         )
         played = 0
         if pending:
-            with open_executor(min(config.jobs, len(pending)), cluster) as (executor, slots):
-                for outcome in _dispatch(executor, tasks, 2 * slots):
-                    if store.commit_job(outcome.job_id, outcome.games):
-                        played += len(outcome.games)
-                        if listener is not None:
-                            listener(outcome)
+            # bots of a worker that dies (OOM killer) re-parent to us: swept at the end
+            become_subreaper()
+            try:
+                with open_executor(min(config.jobs, len(pending)), cluster) as (executor, slots):
+                    for outcome in _dispatch(executor, tasks, 2 * slots):
+                        if store.commit_job(outcome.job_id, outcome.games):
+                            played += len(outcome.games)
+                            if listener is not None:
+                                listener(outcome)
+            finally:
+                _sweep_orphans()
     return LeagueRun(folder, total, resumed, played)
+
+
+def _sweep_orphans() -> None:
+    """Kill bots orphaned by a dead worker: our children in another session (bots only)."""
+    mine = os.getsid(0)
+    for pid in children_of(os.getpid()):
+        with contextlib.suppress(OSError):
+            if os.getsid(pid) != mine:
+                kill_tree(pid)
 
 
 def _dispatch(executor: Executor, tasks: Iterator[JobTask], window: int) -> Iterator[JobOutcome]:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -83,6 +84,7 @@ def test_resume_after_kill_minus_nine_records_every_game_once_with_the_same_stan
 ) -> None:
     folder = bots(["a", "b", "c", "d", "e"])
     killed, clean = tmp_path / "killed", tmp_path / "clean"
+    temps_before = set(Path(tempfile.gettempdir()).glob("llama-*"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness", *map(str, _league_args(folder, killed))],
         stdout=subprocess.DEVNULL,
@@ -115,6 +117,8 @@ def test_resume_after_kill_minus_nine_records_every_game_once_with_the_same_stan
     while time.monotonic() < deadline and any(alive(pid) for pid in tree):
         time.sleep(0.05)
     assert not [pid for pid in tree if alive(pid)]
+    # and remove the bots' private temp folders on their way out
+    assert set(Path(tempfile.gettempdir()).glob("llama-*")) <= temps_before
     scheduled = db_rows(killed, "SELECT count(*) FROM games")[0][0]
     recorded = db_rows(killed, "SELECT count(*) FROM results")[0][0]
     assert 0 < recorded < scheduled  # killed mid-run
