@@ -201,10 +201,13 @@ def play_game(
             continue
         try:
             players[seat].notify({"type": "game_end", "game": game_no, **end})
-        except BotFault:
+        except BotFault as err:
             # the game is decided and its replay complete (a fault record after game_end
-            # would not verify): stop the bot so it restarts, but change no result
-            players[seat].faulted()
+            # would not verify): the fault goes to the results only, the placements stand,
+            # and the bot is stopped so that it restarts for the next game
+            tail = players[seat].faulted()
+            detail = f"after the game ended: {err.detail}"
+            table.faults.append(Fault(seat, players[seat].name, err.kind.value, detail, tail))
     return GameResult(
         players=[p.name for p in players],
         scores=scores,

@@ -302,8 +302,11 @@ def test_a_fault_while_being_told_something(fail_on: str) -> None:
     assert verify(records) is None
     assert players[0].stopped == 1 and players[1].stopped == 0
     if fail_on == "game_end":
-        # the game was over: the bot is stopped (it restarts next game) but nothing changes
-        assert result.faults == [] and result.forfeited == [False, False]
+        # the game was over: the fault is in the results, the bot is stopped (it restarts
+        # next game), the placements and the replay stay as they were
+        assert [(f.seat, f.kind, f.stderr) for f in result.faults] == [(0, "crash", "tail")]
+        assert result.faults[0].detail.startswith("after the game ended: ")
+        assert result.forfeited == [False, False] == sink[-1]["forfeited"]
         assert sink[-1]["type"] == "game_end"
     else:
         assert [(f.seat, f.kind, f.stderr) for f in result.faults] == [(0, "crash", "tail")]
