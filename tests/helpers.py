@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner, Result
+
 from harness.errors import BotTimeout
 
 REPO = Path(__file__).resolve().parents[1]
@@ -175,3 +177,25 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+# -- the CLI ----------------------------------------------------------------------------
+
+
+def invoke(*args: str | Path) -> Result:
+    """Run ``llama-harness ARGS`` in-process."""
+    from harness.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_error(result: Result, *needles: str) -> str:
+    """The command failed with exit 2 and exactly one ``error: ...`` line, no traceback."""
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]

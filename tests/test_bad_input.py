@@ -13,28 +13,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
-
-from harness.cli import main
+from helpers import invoke, one_error
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = ROOT / "sample_bots" / "random"
 
 
-def invoke(*args: str | Path) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_error(result: Result, *needles: str) -> str:
-    """Exit 2, exactly one ``error: ...`` line on stderr, no traceback."""
-    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
-    assert isinstance(result.exception, SystemExit)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0], lines[0]
-    return lines[0]
 
 
 def bot(tmp_path: Path, folder: str, toml: str) -> Path:

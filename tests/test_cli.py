@@ -10,26 +10,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
-from helpers import fault_bot, no_bot_processes_left, random_bot
-
-from harness.cli import main
-
-
-def invoke(*args: str | Path) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_error(result: Result, *needles: str) -> str:
-    """The command failed with exit 2 and exactly one ``error: ...`` line, no traceback."""
-    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
-    assert isinstance(result.exception, SystemExit)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert "Traceback" not in result.output
-    for needle in needles:
-        assert needle in lines[0]
-    return lines[0]
+from click.testing import Result
+from helpers import fault_bot, invoke, no_bot_processes_left, one_error, random_bot
 
 
 @pytest.fixture(scope="module")
