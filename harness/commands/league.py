@@ -11,6 +11,7 @@ import click
 
 from harness.commands.common import collect_rules, friendly, rules_options
 from harness.errors import HarnessError
+from harness.league.config import MAX_GAMES
 
 
 def _anchor(value: str | None) -> tuple[str, float] | None:
@@ -32,7 +33,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
 @click.option(
     "--games",
     "-n",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_GAMES),
     default=None,
     help="Target number of games, rounded up to whole deal groups [default: 1000].",
 )

@@ -22,6 +22,7 @@ from harness.games import BadOptions, get_game
 from harness.limits import merge_limits
 
 GAME = "llama"
+MAX_GAMES = 1_000_000  # a schedule is built whole in memory: ~8 hours of games here
 DEFAULT_TABLE_SIZE = 4
 # Tuned so `llama-harness league sample_bots` takes about a minute on two cores
 # (see bench/league.py and docs/league.md).
@@ -38,7 +39,9 @@ class LeagueFile(BaseModel):
 
     bots: list[str] | str = Field(description="Bot folders, or one folder of bot folders")
     table_size: int | None = Field(default=None, ge=2, le=6)
-    games: int | None = Field(default=None, ge=1, description="Target number of games (rounded up)")
+    games: int | None = Field(
+        default=None, ge=1, le=MAX_GAMES, description="Target number of games (rounded up)"
+    )
     seed: int = Field(default=0, ge=0)
     duplicate: bool = True
     rules: dict[str, str | int] = Field(default_factory=dict, description="variant, next_starter, ...")

@@ -16,6 +16,8 @@ from pydantic_core import to_json
 from harness.errors import HarnessError
 from harness.replay.records import RECORD, Header, Record
 
+MAX_RECORD = 1 << 20  # bytes in one replay line, at most
+
 
 def sync_filesystem(folder: Path) -> None:
     """Flush the filesystem holding ``folder`` to disk (syncfs; all filesystems elsewhere)."""
@@ -96,7 +98,9 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
     lineno = 0
     try:
         with fh:
-            for lineno, line in enumerate(fh, 1):
+            for lineno, line in enumerate(iter(lambda: fh.readline(MAX_RECORD + 1), b""), 1):
+                if len(line) > MAX_RECORD:  # not a replay (a record is a few hundred bytes)
+                    raise HarnessError(f"{path}:{lineno}: a line longer than {MAX_RECORD} bytes")
                 if not line.strip():
                     continue
                 try:

@@ -142,3 +142,10 @@ def test_gzip_output_is_reproducible(tmp_path: Path, play_fake) -> None:
     play_fake(tmp_path / "a" / "g.jsonl.gz", seed=8)
     play_fake(tmp_path / "b" / "g.jsonl.gz", seed=8)
     assert (tmp_path / "a" / "g.jsonl.gz").read_bytes() == (tmp_path / "b" / "g.jsonl.gz").read_bytes()
+
+
+def test_a_file_without_newlines_is_refused_without_reading_it_whole(tmp_path: Path) -> None:
+    path = tmp_path / "zero.jsonl"
+    path.write_bytes(b"\0" * (3 << 20))
+    with pytest.raises(HarnessError, match=r"zero\.jsonl:1: a line longer than"):
+        read_replay(path)
