@@ -8,7 +8,6 @@ the ``match`` command; the league reuses :class:`Table` for its own schedule.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import shutil
 import subprocess
 import tempfile
@@ -27,6 +26,7 @@ from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
+from harness.seeds import derive_seed
 
 # The bots' private temp folders alive in this process: a worker that must exit at
 # once (its league was killed) removes them on the way out.
@@ -51,12 +51,6 @@ class TableSettings:
     clock: Clock = Clock()
     logs: Path = Path("logs")
     wrapper: Wrapper | None = None
-
-
-def derive_seed(*parts: object) -> int:
-    """A 48-bit seed from ``parts``: stable across runs, platforms and Python versions."""
-    text = ":".join(str(part) for part in parts).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:6], "big")
 
 
 class BotPlayer:

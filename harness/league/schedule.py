@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.match import derive_seed
+from harness.seeds import derive_seed
 
 # Up to this many combinations the schedule cycles through all of them.
 EXHAUSTIVE_LIMIT = 2000
