@@ -50,6 +50,6 @@ def turn_message(
         "game": game_no,
         "seat": seat,
         **state.view(seat),
-        "legal": [action.wire() for action in state.legal_actions()],
+        "legal": state.legal_wire(),
         "events": events,
     }

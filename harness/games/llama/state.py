@@ -28,6 +28,9 @@ from harness.games.llama.rules import (
 
 Dealer = Callable[[int], Deal]
 _PLAY, _DRAW = Kind.PLAY, Kind.DRAW  # enum attribute lookups are slow on the hot path
+# (top, holds top, holds next, may draw) -> the legal actions and their wire form: at
+# most 56 positions, so a turn builds no list and hashes no action
+_LEGAL: dict[tuple[int, bool, bool, bool], tuple[list[Action], list[dict[str, object]]]] = {}
 
 
 class LlamaState:
@@ -53,6 +56,7 @@ class LlamaState:
         self.adjudicated = False
         self.public: list[dict[str, Any]] = []  # public events of the current round
         self._legal: list[Action] | None = None
+        self._wire: list[dict[str, object]] = []
         self.first_transition = self._start_round(0)
 
     # -- the turn ---------------------------------------------------------------------
@@ -67,20 +71,35 @@ class LlamaState:
         return self.quit.count(False) > 1
 
     def legal_actions(self) -> list[Action]:
-        """Return the legal actions of the seat to move: plays (one per value), draw, quit."""
-        # cached: the referee asks for them to build the turn, to parse and to apply
-        if self._legal is not None:
-            return self._legal
+        """Return the legal actions of the seat to move: plays (one per value), draw, quit.
+
+        The list is shared (cached per turn, and across positions alike): do not mutate it.
+        """
+        # the referee asks for them to build the turn, to parse and to apply
+        if self._legal is None:
+            self._legal, self._wire = self._lookup()
+        return self._legal
+
+    def legal_wire(self) -> list[dict[str, object]]:
+        """The legal actions as sent to a bot (shared lists: do not mutate them)."""
+        if self._legal is None:
+            self._legal, self._wire = self._lookup()
+        return self._wire
+
+    def _lookup(self) -> tuple[list[Action], list[dict[str, object]]]:
         if self.current is None:
-            return []
+            return [], []
         top = self.discard
         hand = self.hands[self.current]
-        actions = [PLAY[card] for card in (top, next_card(top)) if card in hand]
-        if self.can_draw():
-            actions.append(DRAW)
-        actions.append(QUIT)
-        self._legal = actions
-        return actions
+        key = (top, top in hand, next_card(top) in hand, self.can_draw())
+        found = _LEGAL.get(key)
+        if found is None:
+            actions = [PLAY[card] for card, held in ((top, key[1]), (next_card(top), key[2])) if held]
+            if key[3]:
+                actions.append(DRAW)
+            actions.append(QUIT)
+            found = _LEGAL[key] = (actions, [action.wire() for action in actions])
+        return found
 
     def parse_action(self, data: Mapping[str, Any]) -> Action:
         """Turn a wire action into an :class:`Action`; raise IllegalAction if not legal now."""
