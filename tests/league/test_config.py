@@ -53,7 +53,10 @@ def test_missing_bot_folder_in_league_file(bots: Callable[[list[str]], Path], tm
 def test_folder_without_bots_is_refused(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, output = run("league", str(tmp_path / "empty"))
-    assert code == 2 and output == f"error: {tmp_path / 'empty'}: no bot folders (subfolders with a bot.toml) inside\n"
+    assert (
+        code == 2
+        and output == f"error: {tmp_path / 'empty'}: no bot folders (subfolders with a bot.toml) inside\n"
+    )
 
 
 def test_flags_override_the_file_and_defaults_fill_the_rest(bots: Callable[[list[str]], Path]) -> None:
@@ -109,4 +112,8 @@ def test_games_are_bounded(tmp_path: Path, bots: Callable[[list[str]], Path]) ->
     league = folder / "league.toml"
     league.write_text('bots = ["a", "b"]\ngames = 5000000\n')
     code, output = run("league", str(league), "--out", str(tmp_path / "out"))
-    assert code == 2 and output.count("\n") == 1 and "games: Input should be less than or equal to 1000000" in output
+    assert (
+        code == 2
+        and output.count("\n") == 1
+        and "games: Input should be less than or equal to 1000000" in output
+    )

@@ -20,8 +20,16 @@ def rows_for(job, fault: bool = False) -> list[GameRow]:  # type: ignore[no-unty
         n = len(game.seating)
         rows.append(
             GameRow(
-                game.game_id, game.seating, tuple(range(n)), tuple(range(1, n + 1)), (False,) * n,
-                (3,) * n, 2, 20, False, f"replays/game-{game.game_id}.jsonl",
+                game.game_id,
+                game.seating,
+                tuple(range(n)),
+                tuple(range(1, n + 1)),
+                (False,) * n,
+                (3,) * n,
+                2,
+                20,
+                False,
+                f"replays/game-{game.game_id}.jsonl",
                 (FaultRow(0, game.seating[0], "timeout", "slow"),) if fault else (),
             )
         )
