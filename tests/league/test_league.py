@@ -237,3 +237,15 @@ def test_each_worker_and_its_bots_share_one_core(tmp_path: Path, bots: Callable[
     assert seen, "no bot reported its cores"
     assert all(line.count(",") == 0 for line in seen), seen  # one core each: "cores [1]"
     assert len(set(seen)) == 2  # the two workers, on two different cores
+
+
+def test_ratings_formats_and_anchor(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
+    out = tmp_path / "out"
+    cli("league", bots(["a", "b", "c"]), "--games", "36", "--out", out, *FAST)
+    table = cli("ratings", out).stdout
+    assert "±95%" in table and all(name in table for name in "abc")
+    rows = cli("ratings", out, "--format", "csv").stdout.strip().splitlines()
+    assert rows[0].startswith("rank,bot,elo,ci95") and len(rows) == 4
+    data = json.loads(cli("ratings", out, "--format", "json", "--anchor", "b=2000").stdout)
+    assert {bot["name"]: bot["elo"] for bot in data["bots"]}["b"] == pytest.approx(2000)
+    assert data["games"] == 36 and set(data["los"]) == {"a", "b", "c"}
