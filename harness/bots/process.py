@@ -136,9 +136,26 @@ class BotProcess:
             return self.reader.readline(deadline)
         except BotTimeout:
             # a descendant that outlives the bot may hold stdout open, so no EOF comes
-            if (code := self.proc.poll()) is not None:
-                raise BotCrashed(f"exited with status {code} (its stdout still open)") from None
+            if self._exited():
+                raise BotCrashed(f"{self._how()} (its stdout still open)") from None
             raise
+
+    def _exited(self) -> bool:
+        """True once the bot has exited, without reaping it (WNOWAIT)."""
+        return self._how() is not None
+
+    def _how(self) -> str | None:
+        """How the bot ended ("exited with status 4", "killed by signal 9"), without reaping it."""
+        try:
+            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # already reaped
+            code = self.proc.returncode
+            return "exited" if code is None else f"exited with status {code}"
+        if info is None:
+            return None
+        if info.si_code == os.CLD_EXITED:
+            return f"exited with status {info.si_status}"
+        return f"killed by signal {info.si_status}"
 
     def drain_stderr(self) -> bool:
         """Copy what the bot wrote to stderr into its log, up to the cap; False at EOF."""
@@ -174,9 +191,11 @@ class BotProcess:
         if self.closed:
             return
         self.closed = True
-        if grace > 0:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.proc.wait(grace)
+        end = time.monotonic() + grace
+        while not self._exited() and time.monotonic() < end:
+            time.sleep(0.005)
+        # not reaped yet: until wait() below, the bot's pid (and group id) cannot be
+        # reused by an unrelated process that kill_tree would then hit
         _LIVE.discard(self.proc.pid)
         kill_tree(self.proc.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
