@@ -83,7 +83,6 @@ class _Held:
 class _Table:
     players: Sequence[Player]
     sink: Any  # a Sink, or _Held before the header is written
-    game_no: int
     forced: list[bool]
     faults: list[Fault] = field(default_factory=list)
 
@@ -121,7 +120,7 @@ def play_game(
     handshakes). ``seeds`` are the per-seat seeds for the bots' own randomness.
     """
     n = state.players
-    table = _Table(players, _Held(), game_no, [False] * n)
+    table = _Table(players, _Held(), [False] * n)
     for seat, player in enumerate(players):
         try:
             player.begin(
@@ -141,7 +140,8 @@ def play_game(
     cursor = [0] * n
     penalties = [0] * n
     moves = 0
-    _start_round(state, table, state.first_transition.record, game_no)
+    sink.write({"type": "round_start", **state.first_transition.record})
+    _announce_round(state, table, game_no)
     while (to_move := state.to_move()) is not None:
         seat = to_move
         events = state.public  # kept: a round's end replaces state.public with a new list
@@ -184,7 +184,7 @@ def play_game(
                     )
             elif transition.type == "round_start":
                 cursor = [0] * n
-                _start_round(state, table, body, game_no)
+                _announce_round(state, table, game_no)
     scores = list(state.scores)
     placements = game.placements(scores, table.forced)
     winners = [s for s in range(n) if placements[s] == 1 and not table.forced[s]]
@@ -222,9 +222,8 @@ def play_game(
     )
 
 
-def _start_round(state: GameState, table: _Table, body: dict[str, Any], game_no: int) -> None:
-    if body is state.first_transition.record:
-        table.sink.write({"type": "round_start", **body})
+def _announce_round(state: GameState, table: _Table, game_no: int) -> None:
+    """Tell every seat how the new round starts, as it sees it."""
     for seat in range(state.players):
         table.tell(seat, {"type": "round_start", "game": game_no, **state.round_start_notice(seat)})
 
