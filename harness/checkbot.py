@@ -31,6 +31,7 @@ from harness.limits import merge_limits
 from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
 from harness.protocol import build
 from harness.protocol.session import BotSession
+from harness.referee import winners
 
 PLAYERS = 3
 # where the sample bots are looked for: a checkout beside the package (editable install),
@@ -194,7 +195,7 @@ def game_end_message(state: LlamaState, game_no: int) -> dict[str, Any]:
         "type": "game_end",
         "game": game_no,
         "scores": list(state.scores),
-        "winners": [s for s in range(state.players) if places[s] == 1],
+        "winners": winners(places, forfeited),
         "placements": places,
         "forfeited": forfeited,
         "adjudicated": True,

@@ -35,6 +35,17 @@ class Player(Protocol):
         ...
 
 
+def winners(placements: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
+    """The seats that share the win: first place and not forfeited."""
+    return [seat for seat, place in enumerate(placements) if place == 1 and not forfeited[seat]]
+
+
+def win_shares(placements: Sequence[int], forfeited: Sequence[bool]) -> list[float]:
+    """Each seat's share of the win: 1/k for each of k winners, else 0."""
+    won = winners(placements, forfeited)
+    return [1.0 / len(won) if seat in won else 0.0 for seat in range(len(placements))]
+
+
 class Sink(Protocol):
     def write(self, record: dict[str, Any]) -> None: ...
 
@@ -187,10 +198,10 @@ def play_game(
                 _announce_round(state, table, game_no)
     scores = list(state.scores)
     placements = game.placements(scores, table.forced)
-    winners = [s for s in range(n) if placements[s] == 1 and not table.forced[s]]
+    won = winners(placements, table.forced)
     end = {
         "scores": scores,
-        "winners": winners,
+        "winners": won,
         "placements": placements,
         "forfeited": list(table.forced),
         "adjudicated": state.adjudicated,
@@ -212,7 +223,7 @@ def play_game(
         players=[p.name for p in players],
         scores=scores,
         placements=placements,
-        winners=winners,
+        winners=won,
         forfeited=list(table.forced),
         adjudicated=state.adjudicated,
         rounds=state.round,
@@ -232,4 +243,4 @@ def _reply_fields(reply: ActionReply) -> dict[str, Any]:
     return {"action": reply.action, "card": reply.card}
 
 
-__all__ = ["Fault", "GameResult", "Player", "Sink", "play_game"]
+__all__ = ["Fault", "GameResult", "Player", "Sink", "play_game", "win_shares", "winners"]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from harness.league.store import GameRow, StoredGame
+from harness.referee import win_shares
 
 # Without a terminal: a line at most every this many seconds, and at every 10%.
 PLAIN_INTERVAL = 5.0
@@ -21,12 +22,10 @@ class Tally:
         self.wins: dict[str, float] = {}
 
     def add(self, players: Iterable[str], places: Iterable[int], forfeited: Iterable[bool]) -> None:
-        seats = list(zip(players, places, forfeited, strict=True))
-        winners = [name for name, place, lost in seats if place == 1 and not lost]
-        for name, _, _ in seats:
+        names = list(players)
+        for name, share in zip(names, win_shares(list(places), list(forfeited)), strict=True):
             self.games[name] = self.games.get(name, 0) + 1
-            if name in winners:
-                self.wins[name] = self.wins.get(name, 0.0) + 1.0 / len(winners)
+            self.wins[name] = self.wins.get(name, 0.0) + share
 
     def add_row(self, row: GameRow) -> None:
         self.add(row.players, row.places, row.forfeited)

@@ -18,6 +18,7 @@ from typing import Any
 from harness.errors import HarnessError
 from harness.league.store import Store, StoredGame
 from harness.ratings import EloFit, GameResult, fit_elo, render_csv, render_table, sequential_elo
+from harness.referee import win_shares
 
 HISTORY_POINTS = 16
 Anchor = tuple[str, float]
@@ -69,15 +70,14 @@ def figures_of(
 ) -> dict[str, BotFigures]:
     figures = {name: BotFigures(faults=faults.get(name, 0)) for name in bots}
     for game in games:
-        winners = [s for s, place in enumerate(game.places) if place == 1 and not game.forfeited[s]]
+        shares = win_shares(game.places, game.forfeited)
         for seat, name in enumerate(game.players):
             fig = figures.setdefault(name, BotFigures())
             fig.games += 1
             fig.score_sum += game.scores[seat]
             fig.penalty_sum += game.penalties[seat]
             fig.rounds += game.rounds
-            if seat in winners:
-                fig.wins += 1.0 / len(winners)
+            fig.wins += shares[seat]
     return figures
 
 

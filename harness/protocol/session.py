@@ -102,7 +102,7 @@ class BotSession:
 def _is_stale(line: bytes, turn_id: int) -> bool:
     data = from_json(line)  # parses: the line failed validation, not JSON parsing
     ident = data.get("id") if isinstance(data, dict) else None
-    return isinstance(ident, int) and 0 < ident < turn_id
+    return type(ident) is int and 0 < ident < turn_id  # not a bool: true is no turn id
 
 
 __all__ = ["BotSession", "Transport", "encode"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from harness.games import BadOptions, IllegalAction, get_game
 from harness.games.base import GameState
+from harness.referee import winners
 from harness.replay.records import (
     ActionRecord,
     FaultRecord,
@@ -118,10 +119,10 @@ def _check_end(
     if state.to_move() is not None:
         return "game_end while the game goes on"
     want_placements = placements_of(state.scores, forfeited)
-    winners = [s for s, p in enumerate(want_placements) if p == 1 and not forfeited[s]]
+    won = winners(want_placements, forfeited)
     want = {
         "scores": state.scores,
-        "winners": winners,
+        "winners": won,
         "placements": want_placements,
         "forfeited": forfeited,
         "adjudicated": state.adjudicated,
