@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from pydantic import ValidationError
+
 
 class HarnessError(Exception):
     """Bad input to the harness (a manifest, a league file, a replay): one clear line."""
@@ -36,3 +38,10 @@ class BotTimeout(BotFault):
 
 class BotCrashed(BotFault):
     kind = FaultKind.CRASH
+
+
+def one_line(err: ValidationError, most: int | None = None) -> str:
+    """Summarise a pydantic error as ``field: message; ...`` on one line (``most`` items)."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in item['loc']) or '(top)'}: {item['msg']}" for item in err.errors()[:most]
+    )

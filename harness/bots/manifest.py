@@ -14,7 +14,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, one_line
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 _NAME = re.compile(NAME_PATTERN)
@@ -148,12 +148,3 @@ def check_names(bots: list[BotSpec]) -> None:
         if bot.name in seen:
             raise HarnessError(f"two bots are named {bot.name!r}: {seen[bot.name]} and {bot.folder}")
         seen[bot.name] = bot.folder
-
-
-def one_line(err: ValidationError) -> str:
-    """Summarise a pydantic error as ``field: message`` on one line."""
-    parts = []
-    for item in err.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "(top)"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)

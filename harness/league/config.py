@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.bots.manifest import BotSpec, check_names, load_bot, one_line
-from harness.errors import HarnessError
+from harness.bots.manifest import BotSpec, check_names, load_bot
+from harness.errors import HarnessError, one_line
 from harness.games import BadOptions, get_game
 from harness.limits import merge_limits
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
-from harness.errors import BotFault, FaultKind
+from harness.errors import BotFault, FaultKind, one_line
 from harness.protocol.messages import ActionReply, HelloReply
 
 _ACTION = TypeAdapter(ActionReply)
@@ -37,7 +37,7 @@ def _describe(line: bytes, err: ValidationError) -> BotFault:
     # and raises RecursionError on a line of 100k '[' (a harness crash, not a fault)
     if any(e["type"] == "json_invalid" for e in err.errors()):
         return BotFault(f"not a JSON line: {shown!r}", FaultKind.MALFORMED)
-    problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in err.errors())
+    problems = one_line(err)
     return BotFault(f"reply {shown!r} does not validate: {problems}", FaultKind.INVALID)
 
 

@@ -13,7 +13,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 from pydantic_core import to_json
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, one_line
 from harness.replay.records import RECORD, Header, Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
@@ -106,9 +106,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
                 try:
                     yield lineno, RECORD.validate_json(line)
                 except ValidationError as err:
-                    first = err.errors()[0]
-                    where = ".".join(str(p) for p in first["loc"])
-                    raise HarnessError(f"{path}:{lineno}: bad record: {where}: {first['msg']}") from None
+                    raise HarnessError(f"{path}:{lineno}: bad record: {one_line(err, most=1)}") from None
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise HarnessError(f"{path}:{lineno + 1}: cannot read replay: {err}") from None
 
