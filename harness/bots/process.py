@@ -209,20 +209,23 @@ class BotProcess:
         self._log.close()
 
 
+def _stat(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (state first), or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    # the command name may hold spaces and parentheses: split after the last ')'
+    return stat[stat.rfind(b")") + 2 :].split()
+
+
 def _proc_table() -> dict[int, tuple[int, int, int]]:
     """Map pid → (ppid, pgid, sid) for every process visible in /proc."""
     table: dict[int, tuple[int, int, int]] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # the command name may hold spaces and parentheses: split after the last ')'
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]))
+        if entry.isdigit() and (fields := _stat(entry)) is not None:
+            table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[3]))
     return table
 
 
@@ -296,12 +299,8 @@ def pid_alive(pid: int) -> bool:
 
 
 def _is_zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"Z"
+    fields = _stat(pid)
+    return fields is not None and fields[0] == b"Z"
 
 
 __all__ = [
