@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from harness.games.base import BadOptions, Game, GameState, IllegalAction, Step, Transition
+from harness.games.base import (
+    BadOptions,
+    Game,
+    GameState,
+    IllegalAction,
+    InvalidReply,
+    Outcome,
+    Step,
+    Transition,
+)
 from harness.games.llama import LLAMA_GAME
 
 REGISTRY: dict[str, Game] = {LLAMA_GAME.name: LLAMA_GAME}
@@ -22,6 +31,8 @@ __all__ = [
     "Game",
     "GameState",
     "IllegalAction",
+    "InvalidReply",
+    "Outcome",
     "Step",
     "Transition",
     "get_game",

@@ -20,6 +20,24 @@ class BadOptions(ValueError):
     """A rules option that does not exist or has a bad value."""
 
 
+class InvalidReply(ValueError):
+    """A reply of the wrong shape for this game: a field missing or of the wrong type."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What the start of a game or one joint action did, for the referee to write and send.
+
+    ``actions``: one replay body per acting seat (the action's wire fields plus what the
+    rules revealed), in the order of ``acting()``. ``records``: further replay records,
+    each with its ``type``. ``notices``: private ``(seat, message)`` pairs, in order.
+    """
+
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
 @dataclass(frozen=True, slots=True)
 class Transition:
     """A change of phase (``round_start``, ``round_end``) as a replay record body."""
