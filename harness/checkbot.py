@@ -1,9 +1,9 @@
 """``check-bot``: the conformance checker a bot author runs before submitting a bot.
 
 It builds the bot, checks the handshake, feeds it scripted positions (the edge cases
-of RULES.md, with messages built exactly as the referee builds them), checks that it
-tolerates unknown fields and message types, plays a few games against the sample
-bots, and reports its move times. Each check yields a :class:`Check`; the CLI prints
+of the rules in docs/rules.md, with messages built exactly as the referee builds
+them), checks that it tolerates unknown fields and message types, plays a few games
+against the sample bots, and reports its move times. Each check yields a :class:`Check`; the CLI prints
 one line per check.
 """
 

@@ -1,4 +1,4 @@
-"""Bad input to the harness gives one clear line and a non-zero exit (issue 4 §6).
+"""Bad input to the harness gives one clear line and a non-zero exit .
 
 Covers what tests/test_cli.py and tests/league do not: names that would escape the
 output folder, commands that cannot run, bad ``[limits]`` tables, truncated replays,

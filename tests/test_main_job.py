@@ -1,8 +1,8 @@
 """The README's promises, end to end on the real sample bots (a few tens of seconds).
 
-- issue 2: a 200-game match of four sample bots finishes, every replay verifies, and
+- a 200-game match of four sample bots finishes, every replay verifies, and
   the strong bot wins clearly more than its share;
-- issue 3: a league of all the sample bots prints ratings with intervals, the strong bot
+- a league of all the sample bots prints ratings with intervals, the strong bot
   first and the random one last, and writes the HTML report.
 """
 

@@ -24,8 +24,9 @@ class _Out(BaseModel):
 
 
 class _In(BaseModel):
-    # unknown extra fields in a bot's reply are ignored (issue 2); types are strict, so
-    # "card": "3" or "id": true are invalid rather than silently coerced
+    # unknown extra fields in a bot's reply are ignored (a bot may send more than v1
+    # needs); types are strict, so "card": "3" or "id": true are invalid rather than
+    # silently coerced
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
 

@@ -1,4 +1,4 @@
-"""Every decision of RULES.md, one scripted position at a time."""
+"""Every decision of docs/rules.md, one scripted position at a time."""
 
 from __future__ import annotations
 

@@ -16,8 +16,9 @@ from harness.games.llama import LLAMA_GAME
 from harness.games.llama.rules import DRAW, PLAY, QUIT, Action, Kind, Variant, deck, next_card
 from harness.games.llama.state import LlamaState
 
-# RULES.md says "at most 56 + 6 turns", but a drawn card can later be played, so a card
-# may take two turns: draws <= stock, plays <= 6 * players + stock, quits <= players.
+# "at most 56 + 6 turns" (a turn per card and per player) is too low: a drawn card can
+# later be played, so a card may take two turns: draws <= stock, plays <= 6 * players +
+# stock, quits <= players.
 # Random play reaches 98 turns with 2 players; the true bound is 2 * stock + 7 * players.
 MAX_ROUND_TURNS = 110 - 5 * 2
 VIEW_KEYS = {"round", "hand", "discard", "stock", "players"}
@@ -77,7 +78,7 @@ def check_view(state: LlamaState) -> None:
 
 
 def check_legal(state: LlamaState, seat: int) -> list[Action]:
-    """legal_actions and parse_action agree with RULES.md, computed here independently."""
+    """legal_actions and parse_action agree with docs/rules.md, computed here independently."""
     hand, top = state.hands[seat], state.discard
     others_in = sum(not q for s, q in enumerate(state.quit) if s != seat)
     want = [PLAY[c] for c in (top, next_card(top)) if c in hand]

@@ -1,4 +1,4 @@
-"""L.L.A.M.A. rules as in RULES.md: cards, deals, legal actions, scoring.
+"""L.L.A.M.A. rules as docs/rules.md decides them: cards, deals, legal actions, scoring.
 
 Pure and deterministic: no I/O, no clock, no global randomness. A deal comes from
 ``random.Random`` seeded by the game seed and the round number, so the same seed gives
@@ -36,7 +36,7 @@ class NextStarter(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """Every rules option with its RULES.md default."""
+    """Every rules option with its default (the printed rules' choice where they make one)."""
 
     variant: Variant = Variant.STANDARD
     next_starter: NextStarter = NextStarter.ENDER

@@ -238,7 +238,7 @@ class LlamaState:
     # -- what a seat may see ----------------------------------------------------------
 
     def view(self, seat: int) -> dict[str, Any]:
-        """Return everything ``seat`` may see now, and nothing more (RULES.md)."""
+        """Return everything ``seat`` may see now, and nothing more (what a player at a real table sees)."""
         return {
             "round": self.round,
             "hand": sorted(self.hands[seat]),

