@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.bots.manifest import BotSpec, check_command, resolve_program
-from harness.bots.process import BotProcess, become_subreaper, bot_environment, kill_tree
+from harness.bots.process import BotProcess, become_subreaper, kill_tree, launch_environment
 from harness.errors import BotFault, HarnessError
 from harness.games import get_game
 from harness.protocol.build import hello_message
@@ -196,7 +196,7 @@ def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper
             proc = subprocess.Popen(
                 [*prefix, program, *bot.build[1:]],
                 cwd=bot.folder,
-                env=bot_environment(bot, tmp),
+                env=launch_environment(bot, tmp, prefix),
                 stdout=fh,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.bots.manifest import BotSpec, resolve_program
+from harness.bots.process import bot_environment, env_argv
 from harness.errors import HarnessError
 from harness.limits import MIB, check_limits, merge_limits, prlimit_args
 from harness.match import Wrapper
@@ -130,7 +131,7 @@ class Limited:
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, _ = _limits_prefix(spec, dict(self.limits), self.prlimit)
-        return prefix
+        return [*prefix, *env_argv(bot_environment(spec, tmp))]
 
 
 # -- bubblewrap ------------------------------------------------------------------------
@@ -213,13 +214,15 @@ class Bubblewrap:
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, limits = _limits_prefix(spec, dict(self.limits), self.prlimit)
-        return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide)]
+        env = bot_environment(spec, tmp)
+        return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide, env=env)]
 
     def for_build(self, spec: BotSpec, tmp: Path) -> list[str]:
         """The same sandbox for the build command, with the bot's own folder writable."""
         builder = dataclasses.replace(spec, command=spec.build or spec.command)
         prefix, limits = _limits_prefix(builder, dict(self.limits), self.prlimit)
-        argv = bwrap_argv(self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, writable=True)
+        env = bot_environment(builder, tmp)
+        argv = bwrap_argv(self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, writable=True, env=env)
         return [*prefix, *argv]
 
 
@@ -239,8 +242,13 @@ def bwrap_argv(
     hide: tuple[str, ...] = (),
     *,
     writable: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """The bubblewrap command line (up to ``--``) for ``spec`` with private temp ``tmp``."""
+    """The bubblewrap command line (up to ``--``) for ``spec`` with private temp ``tmp``.
+
+    bubblewrap itself runs with the harness's environment; ``env`` (the bot's) is set
+    only inside, after ``--clearenv``.
+    """
     size = str(tmp_bytes)
     argv = [
         bwrap,
@@ -277,7 +285,10 @@ def bwrap_argv(
             argv += ["--tmpfs", path]
     argv += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
-    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--"]
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--clearenv"]
+    for key, value in (env or {}).items():
+        argv += ["--setenv", key, value]
+    argv.append("--")
     return argv
 
 

@@ -101,7 +101,8 @@ def test_limited_argv_applies_prlimit(tmp_path: Path) -> None:
     assert isinstance(wrapper, Limited)
     argv = wrapper(_spec(tmp_path, {"memory_mb": 300}), tmp_path)
     start = argv.index(wrapper.prlimit)
-    assert argv[-1] == "--"
+    end = argv.index("--", start)
+    assert argv[end + 1 : end + 3] == [shutil.which("env", path="/usr/bin:/bin"), "-i"]  # the bot's env last
     assert f"--as={300 << 20}" in argv[start:] and "--nofile=99" in argv[start:]
     assert any(a.startswith("--fsize=") for a in argv) and any(a.startswith("--cpu=") for a in argv)
 

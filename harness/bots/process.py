@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import os
 import select
+import shutil
 import signal
 import subprocess
 import time
@@ -35,10 +36,39 @@ def become_subreaper() -> None:
         libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
+_DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def harness_environment() -> dict[str, str]:
+    """The environment of the harness's own wrapper processes (shell, prlimit, bwrap): nothing of a bot's."""
+    return {
+        "PATH": os.environ.get("PATH", _DEFAULT_PATH),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+    }
+
+
+def env_argv(env: dict[str, str]) -> list[str]:
+    """``env -i K=V …``, the last wrapper: the bot's environment starts at the bot's own program."""
+    program = shutil.which("env", path="/usr/bin:/bin") or "/usr/bin/env"
+    return [program, "-i", *(f"{key}={value}" for key, value in env.items())]
+
+
+def launch_environment(spec: BotSpec, tmp: Path, wrapper: Sequence[str]) -> dict[str, str]:
+    """The environment to start ``[*wrapper, program]`` with.
+
+    With no wrapper the only process is the bot's program: its own environment. A
+    wrapper runs outside any confinement, so it gets the harness's clean environment
+    and passes the bot's on (``env -i``, ``bwrap --setenv``); a bot's ``LD_PRELOAD``
+    never reaches ``prlimit`` or ``bwrap``.
+    """
+    return harness_environment() if wrapper else bot_environment(spec, tmp)
+
+
 def bot_environment(spec: BotSpec, tmp: Path) -> dict[str, str]:
     """The whole environment of a bot: a fixed minimum plus its manifest's ``env``."""
     env = {
-        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "PATH": os.environ.get("PATH", _DEFAULT_PATH),
         "HOME": str(tmp),
         "TMPDIR": str(tmp),
         "LANG": "C.UTF-8",
@@ -75,7 +105,7 @@ class BotProcess:
             self.proc = subprocess.Popen(
                 [*wrapper, *argv],
                 cwd=spec.folder,
-                env=bot_environment(spec, tmp),
+                env=launch_environment(spec, tmp, wrapper),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -309,5 +339,8 @@ __all__ = [
     "become_subreaper",
     "bot_environment",
     "descendants",
+    "env_argv",
+    "harness_environment",
     "kill_tree",
+    "launch_environment",
 ]
