@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.games.base import BadOptions
+from harness.games.llama_llama.audit import Auditor
 from harness.games.llama_llama.cards import (
     CardSet,
     CardSetError,
@@ -90,6 +91,10 @@ class LlamaLlamaGame:
     def hello_fields(self, options: Options) -> dict[str, Any]:
         # the card set travels in hello.options.card_set (bots need the faces); nothing else
         return {}
+
+    def auditor(self, players: int) -> Auditor:
+        """The isolation auditor of the conformance suite (harness.games.conformance)."""
+        return Auditor(players)
 
     def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
         """Per seat: the points the top rules and the bottom rules gave over the game."""

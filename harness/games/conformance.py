@@ -1,0 +1,489 @@
+"""A conformance suite for any registered game, shipped as library code (as PettingZoo's api_test).
+
+Seeded random playouts drive a game exactly as the referee does (``begin``, the acting
+seats' turns, their replies, the joint ``apply``), and check at every step that:
+
+- the legal actions, ``parse_action`` and ``apply`` agree: every legal action's wire
+  form parses back to it, a mutated reply either raises IllegalAction/InvalidReply or
+  names a legal action, an action that is not legal makes ``apply`` raise
+  IllegalAction, and none of these change the state;
+- the forced action of every acting seat is legal;
+- no message to a seat holds what it may not see (the game's isolation auditor, fed the
+  replay records as the truth);
+- the same seed gives the same game, byte for byte;
+- the records alone re-play to the same records (the replay → verify round trip).
+
+``python -m harness.games.conformance`` runs it for every registered game;
+``--regenerate`` rewrites the golden playthrough files (review their diff).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from harness.games.base import IllegalAction, InvalidReply
+
+GOLDEN = Path("tests/games/golden")
+
+
+class ConformanceError(AssertionError):
+    """A game broke the interface contract; the message names the game, seed and step."""
+
+
+class Auditor(Protocol):
+    """Tracks a game's hidden truth from its replay records and audits each message to a seat."""
+
+    def record(self, record: Mapping[str, Any]) -> None: ...
+
+    def message(self, seat: int, message: Mapping[str, Any]) -> str | None:
+        """Return what ``message`` reveals that ``seat`` may not see, or None."""
+        ...
+
+
+Timeline = list[tuple[int | None, dict[str, Any]]]  # (None, record) or (seat, message to it)
+
+
+@dataclass
+class Playout:
+    """One seeded random game: its header, every record and every message, in order."""
+
+    game: str
+    players: int
+    seed: int
+    header: dict[str, Any]
+    timeline: Timeline = field(default_factory=list)
+    state: Any = None
+    steps: int = 0
+    decisions: int = 0
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [item for seat, item in self.timeline if seat is None]
+
+    def lines(self) -> list[str]:
+        """The playout as JSON lines (the golden file's form): the header, then the timeline."""
+        out = [json.dumps({"record": self.header}, sort_keys=True)]
+        for seat, item in self.timeline:
+            entry = {"record": item} if seat is None else {"seat": seat, "message": item}
+            out.append(json.dumps(entry, sort_keys=True))
+        return out
+
+
+def _fail(where: str, problem: str) -> None:
+    raise ConformanceError(f"{where}: {problem}")
+
+
+def _copy(value: Any) -> Any:
+    # a JSON round trip: what a bot or a replay file would really hold
+    return json.loads(json.dumps(value))
+
+
+def _fingerprint(state: Any) -> bytes:
+    return pickle.dumps(state)
+
+
+def _mutations(wire: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """Replies near a legal one: a field dropped, retyped, out of range, duplicated, emptied."""
+    for key, value in wire.items():
+        dropped = {k: v for k, v in wire.items() if k != key}
+        yield dropped
+        bad: list[Any] = ["nonsense", None, True, 3.5, {"x": 1}]
+        if isinstance(value, int) and not isinstance(value, bool):
+            bad += [value + 1000, -1, 0, str(value)]
+        if isinstance(value, list):
+            bad += [[], value + value[:1], [*value[1:], 999], [str(v) for v in value], value[:-1]]
+        if isinstance(value, str):
+            bad += [value.upper() + "X", 5]
+        for other in bad:
+            yield {**wire, key: other}
+
+
+def _wire(action: Any) -> dict[str, Any]:
+    return dict(action.wire())
+
+
+class _Driver:
+    """Plays one game as the referee does, checking the contract at every step."""
+
+    def __init__(
+        self,
+        game: Any,
+        options: Any,
+        players: int,
+        seed: int,
+        policy: random.Random,
+        faults: Mapping[int, int],
+        auditor: Auditor | None,
+        check: bool,
+    ) -> None:
+        self.game, self.players, self.seed = game, players, seed
+        self.policy, self.faults, self.auditor, self.check = policy, faults, auditor, check
+        self.state = game.new_game(options, players, seed)
+        header = {"type": "header", "game": game.name, "options": options.to_dict(), "seed": seed}
+        self.out = Playout(game.name, players, seed, _copy({**header, "players": players}))
+        self.forced = [False] * players
+        self.probe = random.Random(seed)
+        self.asked = [0] * players
+        self.seen: list[Any] = []  # actions met earlier: candidates for an illegal apply
+        self.where = f"{game.name} players={players} seed={seed}"
+
+    def record(self, record: dict[str, Any]) -> None:
+        record = _copy(record)
+        self.out.timeline.append((None, record))
+        if self.auditor is not None:
+            self.auditor.record(record)
+
+    def send(self, seat: int, message: dict[str, Any]) -> None:
+        message = _copy(message)
+        self.out.timeline.append((seat, message))
+        if self.auditor is not None:
+            problem = self.auditor.message(seat, message)
+            if problem:
+                _fail(
+                    f"{self.where} after step {self.out.steps}",
+                    f"message to seat {seat} leaks: {problem}: {message}",
+                )
+
+    def outcome(self, outcome: Any, acting: Sequence[int]) -> None:
+        for seat, body in zip(acting, outcome.actions, strict=True):
+            record = {"type": "action", "seat": seat, **body}
+            if self.forced[seat]:
+                record["forced"] = True
+            self.record(record)
+        for record in outcome.records:
+            self.record(record)
+        for seat, notice in outcome.notices:
+            if not self.forced[seat]:
+                kind, rest = notice["type"], {k: v for k, v in notice.items() if k != "type"}
+                self.send(seat, {"type": kind, "game": 1, **rest})
+
+    def run(self) -> Playout:
+        state = self.state
+        self.outcome(state.begin(), ())
+        while acting := tuple(state.acting()):
+            where = f"{self.where} step {self.out.steps + 1}"
+            if list(acting) != sorted(set(acting)) or not all(0 <= s < self.players for s in acting):
+                _fail(where, f"acting() must be ascending seats, got {acting!r}")
+            chosen = [self.choose(seat, where) for seat in acting]
+            if self.check:
+                self.check_illegal_apply(acting, chosen, where)
+            outcome = state.apply(chosen)
+            if len(outcome.actions) != len(acting):
+                _fail(where, f"{len(outcome.actions)} action records for {len(acting)} acting seats")
+            self.seen.extend(chosen)
+            del self.seen[:-64]
+            self.out.steps += 1
+            self.outcome(outcome, acting)
+            if self.out.steps > 100_000:
+                _fail(where, "the game does not end")
+        placements = self.game.placements(state, self.forced)
+        self.record(
+            {
+                "type": "game_end",
+                "scores": list(state.scores),
+                "placements": placements,
+                "forfeited": list(self.forced),
+                "adjudicated": state.adjudicated,
+                "rounds": state.round,
+            }
+        )
+        self.out.state = state
+        return self.out
+
+    def choose(self, seat: int, where: str) -> Any:
+        state = self.state
+        legal = list(state.legal_actions(seat))
+        if not legal:
+            _fail(where, f"seat {seat} acts but has no legal action")
+        forced = state.forced_action(seat)
+        if self.check and forced not in legal:
+            _fail(where, f"the forced action {forced} of seat {seat} is not legal")
+        if self.forced[seat]:
+            return forced
+        self.asked[seat] += 1
+        turn = {"type": "turn", "id": self.asked[seat], "game": 1, **state.turn(seat)}
+        if list(turn)[3] != "seat" or turn["seat"] != seat:
+            _fail(where, f"turn(seat) must begin with 'seat': {seat}")
+        self.send(seat, turn)
+        self.out.decisions += 1
+        if self.check:
+            self.check_parsing(seat, legal, turn, where)
+        if self.asked[seat] == self.faults.get(seat):
+            self.forced[seat] = True  # as the referee does after a fault: this turn is forced too
+            return forced
+        reply = {"type": "action", "id": turn["id"], **self.policy.choice(turn["legal"])}
+        return state.parse_action(seat, reply)
+
+    def check_parsing(self, seat: int, legal: list[Any], turn: dict[str, Any], where: str) -> None:
+        state = self.state
+        before = _fingerprint(state)
+        wires = [_wire(action) for action in legal]
+        if wires != turn["legal"]:
+            _fail(
+                where,
+                f"turn['legal'] of seat {seat} differs from legal_actions(): {turn['legal']} vs {wires}",
+            )
+        for action, wire in zip(legal, wires, strict=True):
+            parsed = state.parse_action(seat, {"type": "action", "id": 1, **wire})
+            if parsed != action:
+                _fail(where, f"{wire} parses to {parsed}, not to the legal {action}")
+        sample = self.probe.choice(wires)  # its own generator: checking must not change the play
+        for reply in _mutations(sample):
+            try:
+                parsed = state.parse_action(seat, {"type": "action", "id": 1, **reply})
+            except (IllegalAction, InvalidReply):
+                continue
+            except Exception as err:
+                _fail(where, f"parse_action({reply}) raised {type(err).__name__}: {err}")
+            if parsed not in legal:
+                _fail(where, f"the mutated reply {reply} parses to {parsed}, which is not legal")
+        if _fingerprint(state) != before:
+            _fail(where, "parse_action changed the state")
+
+    def check_illegal_apply(self, acting: Sequence[int], chosen: list[Any], where: str) -> None:
+        state = self.state
+        for index, seat in enumerate(acting):
+            legal = state.legal_actions(seat)
+            foreign = next((a for a in reversed(self.seen) if a not in legal), None)
+            if foreign is None:
+                continue
+            before = _fingerprint(state)
+            joint = list(chosen)
+            joint[index] = foreign
+            try:
+                state.apply(joint)
+            except IllegalAction:
+                pass
+            else:
+                _fail(where, f"apply() took {foreign}, which is not legal for seat {seat}")
+            if _fingerprint(state) != before:
+                _fail(where, "a refused apply() changed the state")
+            return
+
+
+def playout(
+    game: Any,
+    players: int,
+    seed: int,
+    *,
+    options: Mapping[str, object] | None = None,
+    policy_seed: int = 0,
+    faults: Mapping[int, int] | None = None,
+    check: bool = True,
+) -> Playout:
+    """Play one seeded random game of ``game``; with ``check``, verify the contract at each step.
+
+    ``faults``: seat → the number of its turn at which it faults (forced from then on).
+    Raise ConformanceError naming the step where the game broke the contract.
+    """
+    parsed = game.parse_options(dict(options or {}))
+    factory: Callable[[int], Auditor] | None = getattr(game, "auditor", None)
+    auditor = factory(players) if factory is not None and check else None
+    driver = _Driver(game, parsed, players, seed, random.Random(policy_seed), faults or {}, auditor, check)
+    return driver.run()
+
+
+def replay_check(game: Any, out: Playout) -> None:
+    """Re-play ``out``'s records from its header alone; raise ConformanceError at the first disagreement."""
+    header = out.header
+    state = game.new_game(game.parse_options(header["options"]), header["players"], header["seed"])
+    records = out.records
+    expected = [_copy(r) for r in state.begin().records]
+    index = 0
+
+    def take(want: dict[str, Any]) -> None:
+        nonlocal index
+        got = records[index] if index < len(records) else None
+        if got != want:
+            _fail(f"{out.game} seed={out.seed} record {index + 1}", f"{got} but the rules give {want}")
+        index += 1
+
+    for want in expected:
+        take(want)
+    while acting := tuple(state.acting()):
+        actions = []
+        bodies = []
+        for seat in acting:
+            record = records[index] if index < len(records) else {}
+            if record.get("type") != "action" or record.get("seat") != seat:
+                _fail(f"{out.game} seed={out.seed} record {index + 1}", f"{record} but seat {seat} acts")
+            fields = {k: v for k, v in record.items() if k not in ("type", "seat", "forced", "ms")}
+            try:
+                action = state.parse_action(seat, fields)
+            except (IllegalAction, InvalidReply) as err:
+                _fail(f"{out.game} seed={out.seed} record {index + 1}", f"not a legal action: {err}")
+            if record.get("forced") and action != state.forced_action(seat):
+                _fail(
+                    f"{out.game} seed={out.seed} record {index + 1}",
+                    "a forced action the referee would not play",
+                )
+            actions.append(action)
+            bodies.append(record)
+            index += 1
+        outcome = state.apply(actions)
+        index -= len(acting)
+        for seat, body, record in zip(acting, outcome.actions, bodies, strict=True):
+            want = {"type": "action", "seat": seat, **_copy(body)}
+            if record.get("forced"):
+                want["forced"] = True
+            take(want)
+        for want in outcome.records:
+            take(_copy(want))
+    forfeited = [False] * header["players"]
+    for record in records:
+        if record.get("type") == "action" and record.get("forced"):
+            forfeited[record["seat"]] = True
+    take(
+        {
+            "type": "game_end",
+            "scores": list(state.scores),
+            "placements": game.placements(state, forfeited),
+            "forfeited": forfeited,
+            "adjudicated": state.adjudicated,
+            "rounds": state.round,
+        }
+    )
+    if index != len(records):
+        _fail(f"{out.game} seed={out.seed}", f"{len(records) - index} records after game_end")
+
+
+@dataclass(frozen=True)
+class Report:
+    """What :func:`check_game` ran: games, steps, decisions and the random-playout speed."""
+
+    game: str
+    games: int
+    steps: int
+    decisions: int
+    seconds: float
+    games_per_second: float  # unchecked random playouts, the rules engine alone
+
+    def __str__(self) -> str:
+        return (
+            f"{self.game}: {self.games} checked games ({self.steps} steps, {self.decisions} decisions) "
+            f"in {self.seconds:.1f} s; {self.games_per_second:.0f} random playouts/s unchecked"
+        )
+
+
+def check_game(
+    game: Any,
+    *,
+    games: int = 12,
+    seed: int = 0,
+    options: Sequence[Mapping[str, object]] = ({},),
+) -> Report:
+    """Run the whole suite on ``game``: checked playouts at every player count, determinism, replay.
+
+    Raise ConformanceError at the first broken rule of the contract.
+    """
+    start = time.perf_counter()
+    counts = range(game.min_players, game.max_players + 1)
+    steps = decisions = played = 0
+    for index in range(games):
+        players = counts[index % len(counts)]
+        raw = options[index % len(options)]
+        faults = {index % players: 3 + index % 5} if index % 3 == 2 else {}
+        first = playout(game, players, seed + index, options=raw, policy_seed=index, faults=faults)
+        again = playout(
+            game, players, seed + index, options=raw, policy_seed=index, faults=faults, check=False
+        )
+        if first.lines() != again.lines():
+            diff = next(
+                i for i, (a, b) in enumerate(zip(first.lines(), again.lines(), strict=False)) if a != b
+            )
+            _fail(f"{game.name} seed={seed + index}", f"the same seed gave another game (line {diff + 1})")
+        replay_check(game, first)
+        steps, decisions, played = steps + first.steps, decisions + first.decisions, played + 1
+    checked = time.perf_counter() - start
+    return Report(game.name, played, steps, decisions, checked, speed(game, seconds=0.5))
+
+
+def speed(game: Any, seconds: float = 1.0, seed: int = 0) -> float:
+    """Random playouts per second of the rules engine alone (no checks, no messages)."""
+    options = game.parse_options({})
+    counts = list(range(game.min_players, game.max_players + 1))
+    rng = random.Random(seed)
+    done = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds or done == 0:
+        state = game.new_game(options, counts[done % len(counts)], seed + done)
+        state.begin()
+        while acting := state.acting():
+            state.apply([rng.choice(state.legal_actions(seat)) for seat in acting])
+        done += 1
+    return done / elapsed
+
+
+# -- golden playthroughs --------------------------------------------------------------------
+
+
+def golden_playout(game: Any) -> Playout:
+    """The golden game of ``game``: 3 players (or the nearest count), seed 7, seat 1 faults on its 4th turn."""
+    players = min(max(3, game.min_players), game.max_players)
+    return playout(game, players, 7, policy_seed=7, faults={1: 4}, check=False)
+
+
+def golden_path(folder: Path, name: str) -> Path:
+    return folder / f"{name}.jsonl"
+
+
+def golden_text(game: Any) -> str:
+    return "\n".join(golden_playout(game).lines()) + "\n"
+
+
+def regenerate(folder: Path, games: Sequence[Any]) -> list[Path]:
+    """Rewrite the golden playthrough file of each game in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for game in games:
+        path = golden_path(folder, game.name)
+        path.write_text(golden_text(game), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _games(names: Sequence[str]) -> list[Any]:
+    from harness.games import REGISTRY  # here, not at import: the registry imports every game
+
+    return [REGISTRY[name] for name in (names or sorted(REGISTRY))]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m harness.games.conformance", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("games", nargs="*", help="game names (default: every registered game)")
+    parser.add_argument("--regenerate", action="store_true", help="rewrite the golden playthrough files")
+    parser.add_argument("--golden", type=Path, default=GOLDEN, help=f"golden folder [default: {GOLDEN}]")
+    parser.add_argument("--games-per", type=int, default=12, help="checked games per game [default: 12]")
+    args = parser.parse_args(argv)
+    try:
+        games = _games(args.games)
+    except KeyError as err:
+        print(f"error: unknown game {err}", file=sys.stderr)
+        return 2
+    if args.regenerate:
+        for path in regenerate(args.golden, games):
+            print(f"wrote {path}")
+        return 0
+    status = 0
+    for game in games:
+        try:
+            print(check_game(game, games=args.games_per))
+        except ConformanceError as err:
+            print(f"FAIL {err}")
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

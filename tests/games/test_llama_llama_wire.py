@@ -1,0 +1,53 @@
+"""Llama Llama's wire and replay models describe exactly what the game sends and records."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.games.conformance import playout
+from harness.games.llama_llama import LLAMA_LLAMA_GAME
+from harness.games.llama_llama.wire import GAME_RECORD, TO_BOT, ActionReply
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_record_and_message_fits_the_closed_models(players: int) -> None:
+    out = playout(LLAMA_LLAMA_GAME, players, 11, policy_seed=players, faults={0: 5})
+    kinds = set()
+    for seat, item in out.timeline:
+        if seat is None:
+            if item["type"] != "game_end":
+                GAME_RECORD.validate_python(item)
+        else:
+            TO_BOT.validate_python(item)
+            kinds.add(item["type"])
+            if item["type"] == "turn":
+                for legal in item["legal"]:
+                    ActionReply.model_validate({"type": "action", "id": item["id"], **legal})
+    assert kinds == {"round_start", "turn", "goals_placed", "reveal", "passed", "round_end"}
+    assert any(item.get("forced") for seat, item in out.timeline if seat is None)
+
+
+def test_the_hello_carries_the_whole_card_set() -> None:
+    options = LLAMA_LLAMA_GAME.parse_options({})
+    hello = {
+        "type": "hello",
+        "protocol": 1,
+        "game": "llama-llama",
+        **LLAMA_LLAMA_GAME.hello_fields(options),
+        "options": options.to_dict(),
+        "seat": 0,
+        "players": 3,
+        "games": 2,
+        "time": {"startup_ms": 5000, "move_ms": 1000},
+    }
+    message = TO_BOT.validate_python(hello)
+    assert len(message.options.card_set.cards) == 32  # type: ignore[union-attr]
+
+
+def test_a_reply_must_name_its_cards() -> None:
+    with pytest.raises(ValueError, match="a goal needs a card"):
+        ActionReply.model_validate({"type": "action", "id": 1, "action": "goal"})
+    with pytest.raises(ValueError, match="a pass needs cards"):
+        ActionReply.model_validate({"type": "action", "id": 1, "action": "pass", "card": 3})
+    reply = ActionReply.model_validate({"type": "action", "id": 2, "action": "pass", "cards": [3, 4], "x": 1})
+    assert reply.cards == [3, 4]
