@@ -51,6 +51,7 @@ class TableSettings:
     clock: Clock = Clock()
     logs: Path = Path("logs")
     wrapper: Wrapper | None = None
+    temp_root: Path | None = None  # the bots' private temp folders go in here (default: TMPDIR)
 
 
 class BotPlayer:
@@ -63,7 +64,7 @@ class BotPlayer:
         self.settings = settings
         self.games = games
         self.log_path = settings.logs / f"{spec.name}.stderr.log"
-        self._tmp = Path(tempfile.mkdtemp(prefix=f"llama-{spec.name}-"))
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"llama-{spec.name}-", dir=settings.temp_root))
         TEMP_FOLDERS.add(self._tmp)
         self.proc: BotProcess | None = None
         self.session: BotSession | None = None

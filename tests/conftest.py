@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,19 @@ from harness.protocol.messages import ActionReply
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
+
+
+@pytest.fixture(autouse=True)
+def own_temp_root(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own TMPDIR: the bots' temp folders never mix with another run's.
+
+    Set for this process (``tempfile.tempdir`` caches it) and for the processes it starts.
+    """
+    root = tmp_path_factory.mktemp("tmpdir")
+    monkeypatch.setenv("TMPDIR", str(root))
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
 
 NAMES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 
@@ -105,3 +119,48 @@ def play_fake_game(
 def play_fake() -> Callable[..., tuple[GameResult, list[FakePlayer], list[dict[str, Any]]]]:
     """The :func:`play_fake_game` helper."""
     return play_fake_game
+
+
+# -- no test writes into the checkout ---------------------------------------------------
+
+_CHECKOUT = Path(__file__).resolve().parents[1]
+# what running the tests themselves may leave (the interpreter's and the tools' caches)
+_TOOLS = ("__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".tox", ".venv")
+
+
+def _checkout_files() -> set[str] | None:
+    """Untracked and ignored paths in the checkout, or None when it is not a git checkout."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "-z"],
+            cwd=_CHECKOUT,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    paths = {entry[3:].decode(errors="replace") for entry in done.stdout.split(b"\0") if entry}
+    return {p for p in paths if not any(part in _TOOLS or part.endswith(".egg-info") for part in Path(p).parts)}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[_BEFORE] = _checkout_files()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    before = session.config.stash.get(_BEFORE, None)
+    after = _checkout_files() if before is not None else None
+    if before is None or after is None:
+        return
+    new = sorted(after - before)
+    if new:
+        session.config.get_terminal_writer().line(
+            f"tests wrote into the checkout: {', '.join(new[:10])}", red=True
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+_BEFORE = pytest.StashKey[set[str] | None]()

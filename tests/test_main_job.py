@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -27,9 +28,17 @@ def run(*args: str | Path, timeout: float = 600.0) -> subprocess.CompletedProces
     return done
 
 
+def samples(tmp_path: Path) -> Path:
+    """A copy of the sample bots: a build or a bot's cache never writes into the checkout."""
+    copy = tmp_path / "sample_bots"
+    shutil.copytree(SAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__", "bot", "*.o"))
+    return copy
+
+
 def test_a_200_game_match_of_four_sample_bots(tmp_path: Path) -> None:
     out = tmp_path / "match"
-    bots = [SAMPLES / name for name in ("strong", "heuristic", "random", "node")]
+    copy = samples(tmp_path)
+    bots = [copy / name for name in ("strong", "heuristic", "random", "node")]
     run("match", *bots, "--games", 200, "--seed", 1, "--out", out)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 200
@@ -45,7 +54,7 @@ def test_a_200_game_match_of_four_sample_bots(tmp_path: Path) -> None:
 
 def test_the_main_job_a_league_of_the_sample_bots(tmp_path: Path) -> None:
     out = tmp_path / "league"
-    done = run("league", SAMPLES, "--games", 400, "--jobs", 2, "--out", out)
+    done = run("league", samples(tmp_path), "--games", 400, "--jobs", 2, "--out", out)
     assert "±95%" in done.stdout
     data = json.loads(run("ratings", out, "--format", "json").stdout)
     order = [bot["name"] for bot in data["bots"]]

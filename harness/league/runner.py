@@ -18,6 +18,7 @@ import os
 import resource
 import select
 import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -54,6 +55,7 @@ class JobTask:
     sandbox: str | None  # or a mode each worker resolves itself (a cluster's machines differ)
     limits: Mapping[str, int]
     league: str
+    temp_root: str | None = None  # the run's parent of the bots' temp folders (None: TMPDIR)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ def run_job(task: JobTask) -> JobOutcome:
         clock=task.clock,
         logs=league / LOGS,
         wrapper=wrapper,
+        temp_root=Path(task.temp_root) if task.temp_root else None,
     )
     rows: list[GameRow] = []
     with Table(task.bots, settings, len(task.job.games)) as table:
@@ -113,7 +116,7 @@ def run_job(task: JobTask) -> JobOutcome:
 # -- executors -------------------------------------------------------------------------
 
 
-def _init_worker(cores: Any, league_pid: int) -> None:
+def _init_worker(cores: Any, league_pid: int, temp_root: str | None = None) -> None:
     """Pin this worker to one core, and make it die with the league process.
 
     Pinning: the referee's bots inherit the affinity, and a pipe round trip costs
@@ -122,10 +125,10 @@ def _init_worker(cores: Any, league_pid: int) -> None:
     if cores is not None:  # one entry per worker: get() does not block
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {cores.get()})
-    threading.Thread(target=_watch, args=(league_pid,), name="league-watch", daemon=True).start()
+    threading.Thread(target=_watch, args=(league_pid, temp_root), name="league-watch", daemon=True).start()
 
 
-def _watch(league_pid: int) -> None:
+def _watch(league_pid: int, temp_root: str | None) -> None:
     """Wait for the league process to die, then kill this worker's bots and exit.
 
     Needed after a ``kill -9`` of the league: a pool worker blocks forever reading
@@ -143,10 +146,12 @@ def _watch(league_pid: int) -> None:
             kill_tree(pid)  # bots are session leaders: their group and descendants too
         for tmp in list(TEMP_FOLDERS):
             shutil.rmtree(tmp, ignore_errors=True)
+        if temp_root is not None:  # the league died: nobody else removes the run's folder
+            shutil.rmtree(temp_root, ignore_errors=True)
     os._exit(1)
 
 
-def local_executor(workers: int) -> Executor:
+def local_executor(workers: int, temp_root: str | None = None) -> Executor:
     """A process pool of ``workers`` (forkserver), each pinned to a core, round-robin."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
@@ -160,18 +165,20 @@ def local_executor(workers: int) -> Executor:
         for index in range(workers):
             cores.put(available[index % len(available)])
     return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(cores, os.getpid())
+        max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(cores, os.getpid(), temp_root)
     )
 
 
 @contextlib.contextmanager
-def open_executor(jobs: int, cluster: str | None) -> Iterator[tuple[Executor, int]]:
+def open_executor(
+    jobs: int, cluster: str | None, temp_root: str | None = None
+) -> Iterator[tuple[Executor, int]]:
     """Yield (executor, slots): a local pool, or a Dask cluster's executor for ``cluster``.
 
     Raises HarnessError when dask is not installed or the scheduler cannot be reached.
     """
     if cluster is None:
-        executor = local_executor(jobs)
+        executor = local_executor(jobs, temp_root)
         try:
             yield executor, jobs
         finally:
@@ -334,6 +341,9 @@ def _run(
         if started is not None:
             started(store)
         specs = {bot.name: bot for bot in config.bots}
+        # one parent for every bot's private temp folder of this run (a cluster's
+        # workers use their own machine's)
+        temp_root = None if cluster or not pending else tempfile.mkdtemp(prefix="llama-league-")
         tasks = (
             JobTask(
                 job=job,
@@ -344,6 +354,7 @@ def _run(
                 sandbox=config.sandbox if cluster else None,
                 limits=dict(config.limits),
                 league=str(folder),
+                temp_root=temp_root,
             )
             for job in pending
         )
@@ -352,7 +363,7 @@ def _run(
             # bots of a worker that dies (OOM killer) re-parent to us: swept at the end
             become_subreaper()
             try:
-                with open_executor(min(config.jobs, len(pending)), cluster) as (executor, slots):
+                with open_executor(min(config.jobs, len(pending)), cluster, temp_root) as (executor, slots):
                     for outcome in _dispatch(executor, tasks, 2 * slots):
                         if store.commit_job(outcome.job_id, outcome.games):
                             played += len(outcome.games)
@@ -360,6 +371,8 @@ def _run(
                                 listener(outcome)
             finally:
                 _sweep_orphans()
+                if temp_root is not None:
+                    shutil.rmtree(temp_root, ignore_errors=True)
     return LeagueRun(folder, total, resumed, played)
 
 

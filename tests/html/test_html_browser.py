@@ -2,14 +2,16 @@
 
 What the replay page shows at many steps is checked against the rules engine replaying
 the same file; the report's standings against ``ratings --format json``. One screenshot
-of each page goes to ``artifacts/`` (and to ``docs/img/`` when missing, or when
-LLAMA_UPDATE_SCREENSHOTS=1).
+of each page goes to the folder LLAMA_ARTIFACTS names (default: the test's temp folder),
+and to ``docs/img/`` with LLAMA_UPDATE_SCREENSHOTS=1 (tests never write into the checkout
+otherwise).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +25,6 @@ from harness.replay.io import read_replay
 from harness.replay.records import ActionRecord, FaultRecord, GameEndRecord, RoundEndRecord, RoundStartRecord
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "artifacts"
 DOCS_IMG = ROOT / "docs" / "img"
 FLAGS = [
     "--headless",
@@ -98,12 +99,13 @@ def open_page(driver: Any, path: Path, anchor: str = "") -> None:
 
 
 def screenshot(driver: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    driver.save_screenshot(str(ARTIFACTS / name))
+    artifacts = Path(os.environ.get("LLAMA_ARTIFACTS") or Path(tempfile.gettempdir()) / "artifacts")
+    artifacts.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(artifacts / name))
     doc = DOCS_IMG / name
-    if not doc.exists() or os.environ.get("LLAMA_UPDATE_SCREENSHOTS") == "1":
+    if os.environ.get("LLAMA_UPDATE_SCREENSHOTS") == "1":
         DOCS_IMG.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ARTIFACTS / name, doc)
+        shutil.copyfile(artifacts / name, doc)
 
 
 def check(shown: dict[str, Any], want: dict[str, Any], step: int) -> None:

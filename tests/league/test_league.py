@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -86,11 +85,13 @@ def test_resume_after_kill_minus_nine_records_every_game_once_with_the_same_stan
 ) -> None:
     folder = bots(["a", "b", "c", "d", "e"])
     killed, clean = tmp_path / "killed", tmp_path / "clean"
-    temps_before = set(Path(tempfile.gettempdir()).glob("llama-*"))
+    temps = tmp_path / "tmp"  # the league's TMPDIR: only its bots' temp folders go in here
+    temps.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness", *map(str, _league_args(folder, killed))],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(temps)},
     )
     try:
         deadline = time.monotonic() + 90
@@ -105,6 +106,8 @@ def test_resume_after_kill_minus_nine_records_every_game_once_with_the_same_stan
                     break
             time.sleep(0.02)
         assert proc.poll() is None, "the league finished before it could be killed: make it longer"
+        assert [p.name[:13] for p in temps.glob("llama-*")] == ["llama-league-"]  # one parent for the run
+        assert list(temps.glob("llama-league-*/llama-*"))  # the bots' own temp folders, inside it
         # the ratings read a running league
         live = cli("ratings", killed)
         assert "Elo ratings" in live.stdout
@@ -119,8 +122,9 @@ def test_resume_after_kill_minus_nine_records_every_game_once_with_the_same_stan
     while time.monotonic() < deadline and any(alive(pid) for pid in tree):
         time.sleep(0.05)
     assert not [pid for pid in tree if alive(pid)]
-    # and remove the bots' private temp folders on their way out
-    assert set(Path(tempfile.gettempdir()).glob("llama-*")) <= temps_before
+    # and remove the bots' private temp folders, and the run's parent of them, on their way out
+    # (multiprocessing's own pymp-* folder is the league process's to remove: not after kill -9)
+    assert list(temps.glob("llama-*")) == []
     scheduled = db_rows(killed, "SELECT count(*) FROM games")[0][0]
     recorded = db_rows(killed, "SELECT count(*) FROM results")[0][0]
     assert 0 < recorded < scheduled  # killed mid-run
