@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from harness.bots.manifest import check_names, load_bot
+from harness.bots.manifest import load_bot
 from harness.commands.common import collect_rules, friendly, rules_options
 from harness.errors import HarnessError
 from harness.games import get_game
@@ -53,8 +53,9 @@ def match(
     from harness.sandbox import hiding, resolve_sandbox
 
     game = get_game("llama")
-    specs = tuple(load_bot(folder) for folder in bots)
-    check_names(list(specs))
+    from harness.league.config import entrants
+
+    specs = tuple(entrants([load_bot(folder) for folder in bots]))
     if not game.min_players <= len(specs) <= game.max_players:
         raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
     options = game.parse_options(collect_rules(rules))

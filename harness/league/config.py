@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -137,6 +137,21 @@ def bot_folders_in(folder: Path) -> list[Path]:
     return found
 
 
+def entrants(specs: Sequence[BotSpec]) -> list[BotSpec]:
+    """Name each entry of one bot folder distinctly and stably: ``heuristic``, ``heuristic#2``, ...
+
+    The n-th entry of a folder (in the order given) is ``name#n``: the same command names
+    them the same way every time. Two different folders with one name are refused.
+    """
+    check_names(list({spec.folder: spec for spec in specs}.values()))
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        seen[spec.name] = count = seen.get(spec.name, 0) + 1
+        out.append(spec if count == 1 else replace(spec, name=f"{spec.name}#{count}"))
+    return out
+
+
 def default_jobs() -> int:
     """The number of cores this process may run on."""
     try:
@@ -160,8 +175,7 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
             folders = [base / entry for entry in file.bots]
     else:
         folders = bot_folders_in(source)
-    bots = sorted((load_bot(folder) for folder in folders), key=lambda bot: bot.name)
-    check_names(bots)
+    bots = sorted(entrants([load_bot(folder) for folder in folders]), key=lambda bot: bot.name)
     where = f"{source}: " if file is not None else ""
     game = get_game(GAME)
     if len(bots) < game.min_players:

@@ -229,10 +229,13 @@ def prepare(
     folder (unless ``force``: then its results and replays are discarded).
     """
     folder.mkdir(parents=True, exist_ok=True)
-    for bot in config.bots:
+    # one build and one digest per folder: a folder may take several entries (self-play)
+    folders = {bot.folder: bot for bot in config.bots}
+    for bot in folders.values():
         build_bot(bot, folder / LOGS, wrapper=wrapper)
     # Digests after the build: a rebuild that is up to date changes nothing.
-    digests = {bot.name: bot.digest() for bot in config.bots}
+    by_folder = {path: bot.digest() for path, bot in folders.items()}
+    digests = {bot.name: by_folder[bot.folder] for bot in config.bots}
     jobs = make_schedule(config.names, config.table_size, config.games, config.seed, config.duplicate)
     store = _open_store(folder, force)
     try:
