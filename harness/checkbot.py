@@ -32,6 +32,7 @@ from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot,
 from harness.protocol import build
 from harness.protocol.session import BotSession
 from harness.referee import winners
+from harness.sandbox import hiding
 
 PLAYERS = 3
 # where the sample bots are looked for: a checkout beside the package (editable install),
@@ -448,6 +449,9 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
     yield Check("manifest", True, f"bot {spec.name!r} version {spec.version!r}")
     own_out = settings.out is None
     out = Path(tempfile.mkdtemp(prefix="llama-check-")) if settings.out is None else settings.out
+    # what match and league hide: the output folder and every bot's folder
+    hidden = hiding(settings.wrapper, out, spec.folder, *settings.opponents)
+    settings = dataclasses.replace(settings, wrapper=hidden)
     try:
         logs = out / "logs"
         if spec.build:

@@ -173,27 +173,60 @@ def _root_of(path: str) -> str:
     return str(parent.parent if parent.name == "bin" else parent)
 
 
-def interpreter_roots(spec: BotSpec) -> list[str]:
-    """Folders outside the system ones that the bot's program needs (e.g. a pyenv Python)."""
-    program = resolve_program(spec.folder, spec.command[0])
+def _too_wide(root: str, hide: tuple[str, ...]) -> bool:
+    """True for a folder that shows more than a program's own installation.
+
+    ``/`` and every top folder (``/root``, ``/home``, ``/tmp``), a home folder, a
+    folder holding the harness, or one holding a folder no bot may see (compared as
+    resolved paths: ``hide`` is resolved too).
+    """
+    path = Path(root)
+    return (
+        len(path.parts) <= 2
+        or path.parent == Path("/home")
+        or Path.home().is_relative_to(path)
+        or _HERE.is_relative_to(path)
+        or any(Path(hidden).is_relative_to(path) for hidden in hide)
+    )
+
+
+def _shown_for(program: str, hide: tuple[str, ...]) -> str | None:
+    """The narrowest-sufficient existing path to show for ``program``: its installation, its folder, or itself."""
+    for root in (_root_of(program), os.path.dirname(program), program):
+        if os.path.exists(root) and not _too_wide(root, hide):
+            return root
+    return None
+
+
+def interpreter_roots(spec: BotSpec, hide: tuple[str, ...] = ()) -> list[str]:
+    """Paths outside the system folders that the bot's program needs (e.g. a pyenv Python).
+
+    Every path is resolved before it is judged (``#!/tmp/../usr/bin/python3`` is
+    ``/usr/bin/python3``; a symlinked ``argv[0]`` is its target), only existing paths
+    are shown, and never ``/``, a top or home folder, the harness, or a parent of
+    a folder in ``hide`` (a narrower path is shown instead).
+    """
+    folder = Path(os.path.realpath(spec.folder))
     roots: list[str] = []
     seen: set[str] = set()
-    todo = [program]
+    todo = [resolve_program(spec.folder, spec.command[0])]
     while todo and len(seen) < 8:
         path = todo.pop()
-        if path in seen or not os.path.isabs(path):
+        if not os.path.isabs(path):
             continue
-        seen.add(path)
-        for candidate in {path, os.path.realpath(path)}:
-            if _is_system(candidate) or Path(candidate).is_relative_to(spec.folder):
+        real = os.path.realpath(path)
+        if real in seen or not os.path.isfile(real):
+            continue
+        seen.add(real)
+        # where the kernel finds it (its folders resolved, a venv's python3 symlink kept), and its target
+        located = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        for candidate in dict.fromkeys((located, real)):
+            if _is_system(candidate) or Path(candidate).is_relative_to(folder):
                 continue
-            root = _root_of(candidate)
-            # never the whole filesystem, nor a folder holding the harness
-            if root == "/" or _HERE.is_relative_to(root):
-                root = os.path.dirname(candidate)
-            if root not in roots and not _HERE.is_relative_to(root):
+            root = _shown_for(candidate, hide)
+            if root is not None and root not in roots:
                 roots.append(root)
-        interpreter = _shebang(os.path.realpath(path))
+        interpreter = _shebang(real)
         if interpreter:
             todo.append(interpreter)
     return roots
@@ -274,14 +307,14 @@ def bwrap_argv(
     argv += ["--dir", tmp_path] if tmp_path.startswith("/tmp/") else ["--size", size, "--tmpfs", tmp_path]
     # mounts apply in order: binds after the /tmp tmpfs, or one under /tmp would vanish
     # (a clone and its virtualenv in /tmp/...)
-    roots = interpreter_roots(spec)
+    roots = interpreter_roots(spec, hide)
     for root in roots:
         argv += ["--ro-bind", root, root]
     folder = str(spec.folder)
     # e.g. an interpreter in ~/bin shows all of ~, and with it a league folder in ~
     shown = [*roots, *(p for p in SYSTEM_PATHS if os.path.isdir(p) and not os.path.islink(p))]
     for path in dict.fromkeys(hide):
-        if path != folder and any(Path(path).is_relative_to(root) for root in shown):
+        if path != folder and os.path.isdir(path) and any(Path(path).is_relative_to(root) for root in shown):
             argv += ["--tmpfs", path]
     argv += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
