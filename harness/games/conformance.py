@@ -185,17 +185,7 @@ class _Driver:
             self.outcome(outcome, acting)
             if self.out.steps > 100_000:
                 _fail(where, "the game does not end")
-        placements = self.game.placements(state, self.forced)
-        self.record(
-            {
-                "type": "game_end",
-                "scores": list(state.scores),
-                "placements": placements,
-                "forfeited": list(self.forced),
-                "adjudicated": state.adjudicated,
-                "rounds": state.round,
-            }
-        )
+        self.record(_game_end(self.game, state, self.forced))
         self.out.state = state
         return self.out
 
@@ -270,6 +260,20 @@ class _Driver:
             return
 
 
+def _game_end(game: Any, state: Any, forfeited: Sequence[bool]) -> dict[str, Any]:
+    """The referee's game_end record for a finished ``state``."""
+    placements = game.placements(state, forfeited)
+    return {
+        "type": "game_end",
+        "scores": list(state.scores),
+        "winners": [s for s, place in enumerate(placements) if place == 1 and not forfeited[s]],
+        "placements": placements,
+        "forfeited": list(forfeited),
+        "adjudicated": state.adjudicated,
+        "rounds": state.round,
+    }
+
+
 def playout(
     game: Any,
     players: int,
@@ -342,16 +346,7 @@ def replay_check(game: Any, out: Playout) -> None:
     for record in records:
         if record.get("type") == "action" and record.get("forced"):
             forfeited[record["seat"]] = True
-    take(
-        {
-            "type": "game_end",
-            "scores": list(state.scores),
-            "placements": game.placements(state, forfeited),
-            "forfeited": forfeited,
-            "adjudicated": state.adjudicated,
-            "rounds": state.round,
-        }
-    )
+    take(_game_end(game, state, forfeited))
     if index != len(records):
         _fail(f"{out.game} seed={out.seed}", f"{len(records) - index} records after game_end")
 

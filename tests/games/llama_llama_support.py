@@ -32,7 +32,7 @@ def card_set_dict(
             }
         )
     displays = [
-        {"four_players": {"pass": f}, "two_three_players": {"pass": t, "dummy": d + 1 in marked}}
+        {"four_players": {"passes": f}, "two_three_players": {"passes": t, "dummy": d + 1 in marked}}
         for d, (f, t) in enumerate(zip(four, few, strict=True))
     ]
     return {"name": "test", "cards": cards, "displays": displays}

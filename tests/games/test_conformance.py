@@ -93,7 +93,7 @@ class LeaksOthersPasses(LlamaLlamaState):
         for record in out.records:
             if record["type"] == "pass":
                 for seat in range(self.players):
-                    other = next(mv for mv in record["moves"] if mv["to"] != seat and mv["from"] != seat)
+                    other = next(mv for mv in record["moves"] if mv["to"] != seat and mv["by"] != seat)
                     out.notices.append(
                         (
                             seat,

@@ -30,8 +30,8 @@ def toml_of(card_set: dict[str, Any]) -> str:
         few = display["two_three_players"]
         lines += [
             "[[displays]]",
-            f"four_players = {{ pass = {display['four_players']['pass']} }}",
-            f"two_three_players = {{ pass = {few['pass']}, dummy = {str(few['dummy']).lower()} }}",
+            f"four_players = {{ passes = {display['four_players']['passes']} }}",
+            f"two_three_players = {{ passes = {few['passes']}, dummy = {str(few['dummy']).lower()} }}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -70,7 +70,7 @@ def _broken(change: Any) -> dict[str, Any]:
         (lambda r: r["cards"][7].update(letter="ab"), "cards[7] (id 8).letter: "),
         (lambda r: r["cards"][0]["top"].update(points=-1), "cards[0] (id 1).top.points: "),
         (lambda r: r["cards"][0].update(colour="red"), "cards[0] (id 1).colour: Extra inputs"),
-        (lambda r: r["displays"][2]["four_players"].update({"pass": 4}), "displays[2].four_players.pass: "),
+        (lambda r: r["displays"][2]["four_players"].update(passes=4), "displays[2].four_players.passes: "),
         (lambda r: r["displays"].pop(), "displays: 3 displays, a set has exactly 4"),
         (
             lambda r: [d["two_three_players"].update(dummy=False) for d in r["displays"]],

@@ -156,7 +156,7 @@ def test_a_pass_goes_left_and_a_dummy_passes_on_random_cards() -> None:
     given0, given1 = game.forced_action(0), game.forced_action(1)
     out = game.apply([given0, given1])
     moves = next(r for r in out.records if r["type"] == "pass")["moves"]
-    assert [(m["from"], m["to"]) for m in moves] == [(0, 2), (2, 1), (1, 3), (3, 0)]
+    assert [(m["by"], m["to"]) for m in moves] == [(0, 2), (2, 1), (1, 3), (3, 0)]
     assert moves[0]["cards"] == list(given0.cards)
     assert len(moves[1]["cards"]) == k
     assert set(moves[1]["cards"]) <= set(dummy_before) | set(given0.cards)

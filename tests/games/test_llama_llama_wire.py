@@ -51,3 +51,21 @@ def test_a_reply_must_name_its_cards() -> None:
         ActionReply.model_validate({"type": "action", "id": 1, "action": "pass", "card": 3})
     reply = ActionReply.model_validate({"type": "action", "id": 2, "action": "pass", "cards": [3, 4], "x": 1})
     assert reply.cards == [3, 4]
+
+
+def test_the_text_replay_shows_the_table_or_only_what_a_seat_saw() -> None:
+    from harness.games.llama_llama.render import render_text
+
+    out = playout(LLAMA_LLAMA_GAME, 3, 3, policy_seed=1, faults={1: 6}, check=False)
+    records = [out.header, *out.records]
+    table = "\n".join(render_text(records))
+    seat0 = "\n".join(render_text(records, 0))
+    assert "the dummy:" in table and "── round 4 ends: " in table and "game over after 4 rounds" in table
+    assert "(forced)" in table and "player1 (seat 1): display 1" in table
+    assert "as seen by player0 (seat 0)" in seat0 and "chooses a goal card" in seat0
+    assert "player1 (seat 1): display 1" not in seat0  # only its own breakdown
+    assert "the dummy:" not in seat0 and "→ the dummy:" not in seat0  # no dummy hand, no others' passes
+    # neither seat 1's hands nor its breakdown: no line of seat 0's view is about seat 1's cards
+    assert not any(line.startswith("   player1 (seat 1): ") for line in seat0.splitlines())
+    assert any(line.startswith("   player1 (seat 1): ") for line in table.splitlines())
+    assert "round 1 ends: player0 scores" in seat0

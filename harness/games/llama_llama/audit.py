@@ -71,10 +71,10 @@ class Auditor:
                 known.add(record["card"])
         elif kind == "pass":
             # the players' cards land first; then each dummy passes on from its grown hand
-            for move in sorted(record["moves"], key=lambda m: m["from"] >= self.players):
-                if move["from"] >= self.players:
+            for move in sorted(record["moves"], key=lambda m: m["by"] >= self.players):
+                if move["by"] >= self.players:
                     for card in move["cards"]:
-                        self.hands[move["from"]].remove(card)
+                        self.hands[move["by"]].remove(card)
                 self.hands[move["to"]].extend(move["cards"])
                 if move["to"] < self.players:
                     self.knowable[self.round][move["to"]].update(move["cards"])

@@ -55,11 +55,11 @@ class CardModel(_Strict):
 
 
 class FourSideModel(_Strict):
-    pass_: Annotated[int, Field(alias="pass", ge=0, le=3, description="Cards each player passes")]
+    passes: Annotated[int, Field(ge=0, le=3, description="Cards each player passes")]
 
 
 class FewSideModel(_Strict):
-    pass_: Annotated[int, Field(alias="pass", ge=0, le=3, description="Cards each player passes")]
+    passes: Annotated[int, Field(ge=0, le=3, description="Cards each player passes")]
     dummy: bool = Field(default=False, description="Marked for a dummy goal (from round 2)")
 
 
@@ -148,8 +148,8 @@ class CardSet:
             ],
             "displays": [
                 {
-                    "four_players": {"pass": four.pass_count},
-                    "two_three_players": {"pass": few.pass_count, "dummy": few.dummy},
+                    "four_players": {"passes": four.pass_count},
+                    "two_three_players": {"passes": few.pass_count, "dummy": few.dummy},
                 }
                 for four, few in self.displays
             ],
@@ -170,7 +170,7 @@ def _build(model: CardSetModel) -> CardSet:
         for c in sorted(model.cards, key=lambda c: c.id)
     }
     displays = tuple(
-        (Side(d.four_players.pass_, False), Side(d.two_three_players.pass_, d.two_three_players.dummy))
+        (Side(d.four_players.passes, False), Side(d.two_three_players.passes, d.two_three_players.dummy))
         for d in model.displays
     )
     return CardSet(model.name, model.note, cards, displays)

@@ -187,7 +187,7 @@ class LlamaLlamaState:
     def _display_view(self, display: int) -> dict[str, Any]:
         side = self.options.card_set.side(display, self.players)
         shown = self.displays[display - 1] if display <= self.revealed and self.displays else None
-        return {"display": display, "pass": side.pass_count, "dummy": side.dummy, "goal": shown}
+        return {"display": display, "passes": side.pass_count, "dummy": side.dummy, "goal": shown}
 
     def _problem(self, seat: int, action: Action) -> str | None:
         if self.over:
@@ -279,7 +279,7 @@ class LlamaLlamaState:
         for index, holder in enumerate(self.ring):
             if holder < self.players:
                 target = self.ring[(index + 1) % HOLDERS]
-                moves.append({"from": holder, "to": target, "cards": given[holder]})
+                moves.append({"by": holder, "to": target, "cards": given[holder]})
                 received[target] = given[holder]
         for index, holder in enumerate(self.ring):
             if holder >= self.players:
@@ -288,11 +288,11 @@ class LlamaLlamaState:
                 for card in drawn:
                     self.hands[holder].remove(card)
                 target = self.ring[(index + 1) % HOLDERS]
-                moves.append({"from": holder, "to": target, "cards": drawn})
+                moves.append({"by": holder, "to": target, "cards": drawn})
                 received[target] = drawn
         for seat in range(self.players):
             self.hands[seat].extend(received[seat])
-        moves.sort(key=lambda move: self.ring.index(move["from"]))
+        moves.sort(key=lambda move: self.ring.index(move["by"]))
         out.records.append({"type": "pass", "display": self.revealed, "count": k, "moves": moves})
         for seat in range(self.players):
             out.notices.append(

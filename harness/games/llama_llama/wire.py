@@ -45,7 +45,7 @@ class TimeLimits(_Out):
 
 class DisplayView(_Out):
     display: DisplayNo
-    pass_: Count = Field(alias="pass", description="Cards each player passes when this goal is revealed")
+    passes: Count = Field(description="Cards each player passes when this goal is revealed")
     dummy: bool = Field(description="Marked for a dummy goal (2-3 players, from round 2)")
     goal: CardId | None = Field(description="The goal on it once revealed; null while face down")
 
@@ -246,8 +246,8 @@ class RevealRecord(_Out):
 
 
 class Move(_Out):
-    from_: Holder = Field(alias="from")
-    to: Holder
+    by: Holder = Field(description="The hand that passes")
+    to: Holder = Field(description="The hand to its left, that receives")
     cards: list[CardId]
 
 
