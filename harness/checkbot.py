@@ -16,6 +16,7 @@ import random
 import shutil
 import statistics
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from harness.games.llama.state import LlamaState
 from harness.limits import merge_limits
 from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
 from harness.protocol import build
-from harness.protocol.session import BotSession
+from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession
 from harness.referee import winners
 from harness.sandbox import hiding
 
@@ -40,8 +41,11 @@ PLAYERS = 3
 SAMPLE_BOTS = (Path(__file__).resolve().parent.parent / "sample_bots", Path("sample_bots"))
 DEFAULT_OPPONENTS = ("random", "heuristic")
 
+BUILD_TAIL = 15  # lines of a failed build's log shown inline
+AFTER_END = "keeps reading after game_end"
+
+# a hint per fault kind, unless the detail already names the cause (a time-out always does)
 _HINTS = {
-    FaultKind.TIMEOUT: "write one line per reply and flush stdout after it",
     FaultKind.CRASH: "the bot stopped: read its stderr",
     FaultKind.MALFORMED: "each reply must be one JSON object on one UTF-8 line",
     FaultKind.INVALID: "see docs/protocol.md for the reply fields",
@@ -210,7 +214,7 @@ def explain(fault: BotFault, tail: str = "") -> str:
     """A fault as a bot author should read it: kind, detail, hint, the last stderr line."""
     text = f"{fault.kind.value}: {fault.detail}"
     hint = _HINTS.get(fault.kind)
-    if hint:
+    if hint and EXITED_AFTER_END not in fault.detail and NO_REPLY_NEEDED not in fault.detail:
         text += f" ({hint})"
     last = [line for line in tail.strip().splitlines() if line.strip()]
     if last:
@@ -299,6 +303,28 @@ def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any]
     return Check(name, True, f"{_label(action)}; legal: {', '.join(legal)}")
 
 
+def _after_end(bot: _Bot, wait: float = 0.5) -> Check:
+    """After a game_end the bot must go on reading: a match sends the next game_start."""
+    assert bot.proc is not None  # the position before passed
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        if bot.proc.exited():
+            bot.stop()  # restarted for the next position
+            return Check(AFTER_END, False, EXITED_AFTER_END)
+        time.sleep(0.01)
+    return Check(AFTER_END, True)
+
+
+def _attempt(bot: _Bot, scenario: Scenario, game_no: int, games: int) -> Check:
+    """One position, restarting the bot first if a fault stopped it."""
+    if bot.session is None:
+        try:
+            bot.start(hello_message(scenario.seat, PLAYERS, games, bot.settings.clock))
+        except BotFault as fault:
+            return Check(f"position: {scenario.name}", False, f"restart failed: {bot.fail(fault)}")
+    return _position(bot, scenario, game_no)
+
+
 def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]) -> Iterator[Check]:
     """The handshake, then every scripted position, restarting the bot after a fault."""
     bot = _Bot(spec, settings, logs)
@@ -312,14 +338,21 @@ def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]
                 yield Check(f"position: {scenario.name}", False, "not tried: the handshake failed")
             return
         yield Check("handshake", True, f"name {name!r}, version {version!r}")
+        told: Check | None = None  # whether it keeps reading after game_end, once known
         for game_no, scenario in enumerate(SCENARIOS, 1):
-            if bot.session is None:
-                try:
-                    bot.start(hello_message(scenario.seat, PLAYERS, games, settings.clock))
-                except BotFault as fault:
-                    yield Check(f"position: {scenario.name}", False, f"restart failed: {bot.fail(fault)}")
-                    continue
-            yield _position(bot, scenario, game_no)
+            if told is not None and not told.ok:
+                bot.stop()  # it exits after game_end: each position gets a fresh process
+            check = _attempt(bot, scenario, game_no, games)
+            if not check.ok and EXITED_AFTER_END in check.reason:
+                # the fault is the previous game's: say so once, and try this position again
+                if told is None:
+                    told = Check(AFTER_END, False, EXITED_AFTER_END)
+                    yield told
+                check = _attempt(bot, scenario, game_no, games)
+            yield check
+            if check.ok and told is None:  # once, after the first position that passes
+                told = _after_end(bot)
+                yield told
         bot.stop()
         # unknown fields and message types: a fresh process, every message with extras
         extra = {"x_future_field": {"note": "ignore fields you do not know"}}
@@ -434,6 +467,20 @@ def _stderr(logs: Sequence[Path]) -> Check:
     return Check("stderr volume", True, f"{sum(sizes)} bytes")
 
 
+def _build_failure(error: str, log: Path) -> str:
+    """The build's error, then the last lines of its log, indented under the FAIL line."""
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(max(0, fh.seek(0, 2) - 64 * 1024))
+            lines = fh.read().decode("utf-8", "replace").splitlines()[-BUILD_TAIL:]
+    except OSError:
+        return error
+    if not lines:
+        return f"{error}; the log is empty"
+    shown = "\n".join(f"    | {line[:300]}" for line in lines)
+    return f"{error}; the log is kept, and ends with:\n{shown}"
+
+
 # -- the whole run ----------------------------------------------------------------------
 
 
@@ -458,7 +505,8 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
             try:
                 build_bot(spec, logs, wrapper=settings.wrapper)
             except HarnessError as err:
-                yield Check("build", False, str(err))
+                own_out = False  # keep the build log for the author to read
+                yield Check("build", False, _build_failure(str(err), logs / f"{spec.name}.build.log"))
                 return
             yield Check("build", True, " ".join(spec.build))
         checks = list(_positions(spec, settings, logs, times))

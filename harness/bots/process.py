@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import os
 import select
 import shutil
 import signal
+import struct
 import subprocess
+import termios
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -161,18 +164,35 @@ class BotProcess:
             self._wpoll.poll(left * 1000.0 + 0.5)
             self.drain_stderr()
 
+    def unread(self) -> int:
+        """Bytes written to the bot's stdin that it has not read yet (FIONREAD on the pipe)."""
+        try:
+            return int(struct.unpack("i", fcntl.ioctl(self._in, termios.FIONREAD, b"\0" * 4))[0])
+        except OSError:
+            return 0
+
     def readline(self, deadline: float) -> bytes:
         try:
             return self.reader.readline(deadline)
         except BotTimeout:
             # a descendant that outlives the bot may hold stdout open, so no EOF comes
-            if self._exited():
+            if self.exited():
                 raise BotCrashed(f"{self._how()} (its stdout still open)") from None
             raise
 
-    def _exited(self) -> bool:
+    def exited(self) -> bool:
         """True once the bot has exited, without reaping it (WNOWAIT)."""
         return self._how() is not None
+
+    def exit_code(self) -> int | None:
+        """The bot's exit status once it has exited by itself (not by a signal), without reaping it."""
+        try:
+            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:  # already reaped
+            return self.proc.returncode if (self.proc.returncode or 0) >= 0 else None
+        if info is None or info.si_code != os.CLD_EXITED:
+            return None
+        return int(info.si_status)
 
     def _how(self) -> str | None:
         """How the bot ended ("exited with status 4", "killed by signal 9"), without reaping it."""
@@ -222,7 +242,7 @@ class BotProcess:
             return
         self.closed = True
         end = time.monotonic() + grace
-        while not self._exited() and time.monotonic() < end:
+        while not self.exited() and time.monotonic() < end:
             time.sleep(0.005)
         # not reaped yet: until wait() below, the bot's pid (and group id) cannot be
         # reused by an unrelated process that kill_tree would then hit

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from helpers import ScriptedTransport
 
-from harness.errors import BotCrashed, BotFault, FaultKind
+from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind
 from harness.protocol.session import BotSession, encode
 
 HELLO: dict[str, Any] = {"type": "hello", "protocol": 1, "game": "llama", "seat": 0}
@@ -236,3 +236,126 @@ def test_encode_is_one_compact_line() -> None:
     data = encode({"type": "turn", "hand": [1, 7], "note": "é\n"})
     assert data.endswith(b"\n") and data.count(b"\n") == 1
     assert json.loads(data) == {"type": "turn", "hand": [1, 7], "note": "é\n"}
+
+
+# -- faults that point at the cause ----------------------------------------------------
+
+
+def test_a_silent_bot_times_out_with_the_limit_and_the_flush_hint() -> None:
+    fake = ScriptedTransport()
+    fake.expect({"id": 1}, [action(1)])
+    fake.expect({"id": 2}, [])
+    bot = session(fake, move=0.25)
+    bot.ask(turn())
+    fault = fault_of(lambda: bot.ask(turn()))
+    assert fault.kind is FaultKind.TIMEOUT
+    assert fault.detail == (
+        "no reply within the 0.25 s move limit, nor 1.00 s later: "
+        "write one line per reply and flush stdout after it"
+    )
+
+
+def test_a_slow_first_move_says_how_late_it_was_and_to_warm_up_before_hello() -> None:
+    fake = ScriptedTransport()
+    # the deadline passes, then the reply comes in the grace period
+    fake.expect({"id": 1}, [BotTimeout("no reply before the deadline"), action(1)])
+    fault = fault_of(lambda: session(fake, move=0.25).ask(turn()))
+    assert fault.kind is FaultKind.TIMEOUT
+    assert fault.detail.startswith("the reply to turn 1 came after ")
+    assert "over the 0.25 s move limit: warm up" in fault.detail
+    assert "before the hello reply" in fault.detail and "flush" not in fault.detail
+
+
+def test_a_slow_later_move_says_how_late_it_was() -> None:
+    fake = ScriptedTransport()
+    fake.expect({"id": 1}, [action(1)])
+    fake.expect({"id": 2}, [BotTimeout("no reply before the deadline"), action(2)])
+    bot = session(fake, move=0.25)
+    bot.ask(turn())
+    fault = fault_of(lambda: bot.ask(turn()))
+    assert fault.detail.startswith("the reply to turn 2 came after ")
+    assert "over the 0.25 s move limit" in fault.detail and "hello" not in fault.detail
+
+
+def test_a_slow_hello_says_how_late_it_was_and_to_warm_up_within_the_start_up_limit() -> None:
+    fake = ScriptedTransport()
+    fake.expect(None, [BotTimeout("no reply before the deadline"), '{"type":"hello","name":"slow"}'])
+    fault = fault_of(lambda: session(fake).handshake(dict(HELLO)))
+    assert fault.kind is FaultKind.TIMEOUT
+    assert fault.detail.startswith("handshake: the hello reply came after ")
+    assert "over the 5.00 s start-up limit: warm up before the hello reply" in fault.detail
+
+
+def test_a_line_answering_a_notification_is_named_as_that() -> None:
+    fake = ScriptedTransport()
+    fake.expect({"type": "game_start"}, ['{"type":"ok"}'])
+    fake.expect({"type": "round_start"}, ['{"type":"ok"}'])
+    fake.expect({"type": "turn", "id": 1}, [action(1)])
+    bot = session(fake)
+    bot.notify({"type": "game_start", "game": 1})
+    bot.notify({"type": "round_start", "game": 1})
+    fault = fault_of(lambda: bot.ask(turn()))
+    assert fault.kind is FaultKind.INVALID  # still a fault, as before
+    assert fault.detail == (
+        "a line that answers no turn arrived before the reply to turn 1, after game_start, "
+        'round_start: \'{"type":"ok"}\'; notifications need no reply: write only the hello '
+        "reply and one action per turn"
+    )
+
+
+def test_a_bad_reply_after_a_notification_is_still_named_a_bad_reply() -> None:
+    fake = ScriptedTransport()
+    fake.expect({"type": "round_start"}, [])
+    fake.expect({"type": "turn", "id": 1}, ['{"type":"action","id":1,"action":"pass"}'])
+    bot = session(fake)
+    bot.notify({"type": "round_start", "game": 1})
+    fault = fault_of(lambda: bot.ask(turn()))
+    assert "does not validate" in fault.detail and "answers no turn" not in fault.detail
+
+
+class _Pipe(ScriptedTransport):
+    """A scripted bot whose stdin pipe holds ``left`` unread bytes when it fails."""
+
+    def __init__(self, left: int) -> None:
+        super().__init__()
+        self.left = left
+
+    def unread(self) -> int:
+        return self.left
+
+
+def test_an_exit_after_game_end_is_named_as_that() -> None:
+    fake = _Pipe(left=10_000)  # it read nothing after game_end
+    fake.expect({"id": 1}, [action(1)])
+    fake.expect({"type": "game_end"}, [])
+    fake.expect({"type": "game_start"}, [])
+    fake.expect({"type": "turn", "id": 2}, [BotCrashed("end of output (stdout closed)")])
+    bot = session(fake)
+    bot.ask(turn())
+    bot.notify({"type": "game_end", "game": 1})
+    bot.notify({"type": "game_start", "game": 2})
+    fault = fault_of(lambda: bot.ask(turn()))
+    assert fault.kind is FaultKind.CRASH
+    assert fault.detail == (
+        "end of output (stdout closed): the process exited after game_end; keep reading until shutdown"
+    )
+
+
+def test_a_crash_at_the_first_turn_of_the_next_game_is_not_blamed_on_game_end() -> None:
+    fake = _Pipe(left=0)  # it read everything, the turn too, then crashed
+    fake.expect({"type": "game_end"}, [])
+    fake.expect({"type": "game_start"}, [])
+    fake.expect({"type": "turn", "id": 1}, [BotCrashed("end of output (stdout closed)")])
+    bot = session(fake)
+    bot.notify({"type": "game_end", "game": 1})
+    bot.notify({"type": "game_start", "game": 2})
+    assert fault_of(lambda: bot.ask(turn())).detail == "end of output (stdout closed)"
+
+
+def test_a_crash_mid_game_is_not_blamed_on_game_end() -> None:
+    fake = _Pipe(left=10_000)
+    fake.expect({"type": "round_end"}, [])
+    fake.expect({"type": "turn", "id": 1}, [BotCrashed("end of output (stdout closed)")])
+    bot = session(fake)
+    bot.notify({"type": "round_end", "game": 1})
+    assert fault_of(lambda: bot.ask(turn())).detail == "end of output (stdout closed)"
