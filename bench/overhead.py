@@ -28,8 +28,9 @@ from pathlib import Path
 
 from harness.bots.manifest import load_bot
 from harness.games import get_game
-from harness.match import Clock, Table, TableSettings, derive_seed, seating_for
+from harness.match import Clock, Table, TableSettings, seating_for
 from harness.protocol import session as session_module
+from harness.seeds import derive_seed
 
 MINIMAL_BOT = r"""
 import json, sys

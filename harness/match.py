@@ -8,6 +8,8 @@ the ``match`` command; the league reuses :class:`Table` for its own schedule.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 import shutil
 import subprocess
 import tempfile
@@ -26,7 +28,7 @@ from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
-from harness.seeds import derive_seed
+from harness.seeds import bot_seed, deal_seed, new_secret, seed_secret
 
 # The bots' private temp folders alive in this process: a worker that must exit at
 # once (its league was killed) removes them on the way out.
@@ -52,6 +54,7 @@ class TableSettings:
     logs: Path = Path("logs")
     wrapper: Wrapper | None = None
     temp_root: Path | None = None  # the bots' private temp folders go in here (default: TMPDIR)
+    secret: str = ""  # the match's or league's secret: the bots' own seeds are hashed from it
 
 
 class BotPlayer:
@@ -157,7 +160,8 @@ class Table:
                 writer,
                 header=header,
                 game_no=game_no,
-                seeds=[derive_seed(seed, "bot", game_no, seat) for seat in range(len(seated))],
+                # from the secret, never from the deal: a bot's seed tells it nothing of the cards
+                seeds=[bot_seed(self.settings.secret, game_no, seat) for seat in range(len(seated))],
             )
         except BaseException:
             writer.discard()
@@ -276,10 +280,20 @@ def seating_for(bots: Sequence[str], game_index: int) -> list[str]:
 class MatchConfig:
     bots: tuple[BotSpec, ...]
     games: int
-    seed: int
+    seed: int | str | None  # None: a fresh secret; else an explicit seed (see harness.seeds)
     out: Path
     settings: TableSettings
     compress: bool = False
+
+
+SECRET_FILE = "secret"
+
+
+def keep_secret(path: Path, secret: str) -> None:
+    """Write ``secret`` to ``path``, readable by its owner only."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(secret + "\n")
 
 
 def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] | None = None) -> MatchResult:
@@ -289,15 +303,17 @@ def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] |
     names = [bot.name for bot in config.bots]
     for bot in config.bots:
         build_bot(bot, config.settings.logs, wrapper=config.settings.wrapper)
+    secret = new_secret() if config.seed is None else seed_secret(config.seed)
+    config.out.mkdir(parents=True, exist_ok=True)
+    keep_secret(config.out / SECRET_FILE, secret)  # before any game: an interrupted match can be redealt
+    settings = dataclasses.replace(config.settings, secret=secret)
     result = MatchResult(tallies={name: BotTally() for name in names})
     suffix = ".jsonl.gz" if config.compress else ".jsonl"
-    with Table(config.bots, config.settings, config.games) as table:
+    with Table(config.bots, settings, config.games) as table:
         for index in range(config.games):
             game_no = index + 1
             replay = config.out / "replays" / f"game-{game_no:05d}{suffix}"
-            outcome = table.play(
-                game_no, seating_for(names, index), derive_seed(config.seed, game_no), replay
-            )
+            outcome = table.play(game_no, seating_for(names, index), deal_seed(secret, game_no), replay)
             result.add(game_no, outcome, replay, config.settings.logs)
             if progress is not None:
                 progress(game_no, outcome)
@@ -305,6 +321,7 @@ def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] |
         "game": config.settings.game,
         "options": config.settings.options.to_dict(),
         "seed": config.seed,
+        "secret": secret,  # --seed with it deals every game again
         "games": result.games,
         "bots": {name: result.tallies[name].to_dict() for name in names},
         "faults": result.faults,

@@ -18,13 +18,13 @@ from harness.match import (
     Table,
     TableSettings,
     build_bot,
-    derive_seed,
     run_match,
     seating_for,
 )
 from harness.replay.io import read_replay
 from harness.replay.records import Header
 from harness.replay.verify import verify
+from harness.seeds import deal_seed, derive_seed, seed_secret
 
 
 def settings(tmp_path: Path, move: float = 5.0) -> TableSettings:
@@ -115,7 +115,7 @@ def test_run_match_writes_a_summary_and_one_replay_per_game(tmp_path: Path) -> N
         records = read_replay(path)
         header = records[0]
         assert isinstance(header, Header)
-        assert header.match == number and header.seed == derive_seed(42, number)
+        assert header.match == number and header.seed == deal_seed(seed_secret(42), number)
         assert [p.name for p in header.players] == seating_for(["r0", "r1", "r2"], number - 1)
         assert verify(records) is None
     assert result.games == 4

@@ -48,7 +48,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
     "--seed",
     type=click.IntRange(min=0),
     default=None,
-    help="League seed: the schedule and every deal [default: 0].",
+    help="Explicit seed: every deal reproducible from it, and guessable [default: a secret, kept in the league's database].",
 )
 @click.option(
     "--jobs",
@@ -128,6 +128,10 @@ def league(
             rules=collect_rules(rules),
         ),
     )
+    if config.seed is not None:
+        from harness.seeds import seed_warning
+
+        click.echo(seed_warning(config.seed), err=True)
     progress: Progress | None = None
 
     def started(store: Store) -> None:

@@ -13,12 +13,36 @@ from harness.bots.manifest import load_bot
 from harness.commands.common import collect_rules, friendly, rules_options
 from harness.errors import HarnessError
 from harness.games import get_game
+from harness.seeds import is_secret, seed_warning
+
+
+class _Seed(click.ParamType):  # type: ignore[type-arg]  # generic only in newer click
+    """A seed: an integer ≥ 0, or a secret as a match's summary.json keeps it."""
+
+    name = "seed"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        text = str(value).strip()
+        if is_secret(text):
+            return text
+        if text.isdigit():
+            return int(text)
+        self.fail(f"{value!r} is neither a whole number ≥ 0 nor a secret (32-128 hex digits)", param, ctx)
+
+
+SEED = _Seed()
 
 
 @click.command()
 @click.argument("bots", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--games", "-n", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=SEED,
+    default=None,
+    help="Explicit seed (a number, or the secret from a summary.json): reproducible, and guessable "
+    "[default: a secret drawn for this match, kept in its output folder].",
+)
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -39,7 +63,7 @@ from harness.games import get_game
 def match(
     bots: tuple[Path, ...],
     games: int,
-    seed: int,
+    seed: int | str | None,
     out: Path,
     compress: bool,
     sandbox: str,
@@ -71,6 +95,8 @@ def match(
         logs=out / "logs",
         wrapper=wrapper,
     )
+    if seed is not None:
+        click.echo(seed_warning(seed), err=True)
     config = MatchConfig(specs, games, seed, out, settings, compress)
     started = time.monotonic()
 

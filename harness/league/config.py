@@ -42,7 +42,7 @@ class LeagueFile(BaseModel):
     games: int | None = Field(
         default=None, ge=1, le=MAX_GAMES, description="Target number of games (rounded up)"
     )
-    seed: int = Field(default=0, ge=0)
+    seed: int | None = Field(default=None, ge=0, description="Explicit seed: public, guessable deals [default: a secret]")
     duplicate: bool = True
     rules: dict[str, str | int] = Field(default_factory=dict, description="variant, next_starter, ...")
     move_time: float | None = Field(default=None, gt=0)
@@ -74,7 +74,7 @@ class LeagueConfig:
     bots: tuple[BotSpec, ...]
     table_size: int
     games: int
-    seed: int
+    seed: int | None  # None: the deals come from a secret drawn for this league
     duplicate: bool
     rules: dict[str, object]
     move_time: float
@@ -210,7 +210,7 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
         bots=tuple(bots),
         table_size=int(size),
         games=int(pick(overrides.games, file and file.games, DEFAULT_GAMES)),
-        seed=int(pick(overrides.seed, file and file.seed, 0)),
+        seed=pick(overrides.seed, file and file.seed, None),
         duplicate=bool(pick(overrides.duplicate, file and file.duplicate, True)),
         rules=rules,
         move_time=move,

@@ -38,6 +38,7 @@ from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
 from harness.replay.io import sync_filesystem
 from harness.sandbox import hiding, resolve_sandbox
+from harness.seeds import new_secret, seed_secret
 
 REPLAYS = "replays"
 LOGS = "logs"
@@ -56,6 +57,7 @@ class JobTask:
     limits: Mapping[str, int]
     league: str
     temp_root: str | None = None  # the run's parent of the bots' temp folders (None: TMPDIR)
+    secret: str = ""  # the league's: the bots' own seeds are hashed from it
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ def run_job(task: JobTask) -> JobOutcome:
         logs=league / LOGS,
         wrapper=wrapper,
         temp_root=Path(task.temp_root) if task.temp_root else None,
+        secret=task.secret,
     )
     rows: list[GameRow] = []
     with Table(task.bots, settings, len(task.job.games)) as table:
@@ -236,10 +239,12 @@ def prepare(
     # Digests after the build: a rebuild that is up to date changes nothing.
     by_folder = {path: bot.digest() for path, bot in folders.items()}
     digests = {bot.name: by_folder[bot.folder] for bot in config.bots}
-    jobs = make_schedule(config.names, config.table_size, config.games, config.seed, config.duplicate)
     store = _open_store(folder, force)
     try:
         fresh = store.is_new()
+        # the deals come from the league's secret: drawn once, kept in the store, reused on resume
+        secret = (None if fresh else store.meta("secret")) or _secret_for(config)
+        jobs = _schedule(config, secret)
         identity = {**config.identity(), "schedule": schedule_digest(jobs)}
         if not fresh:
             problem = _changed(store, identity, digests)
@@ -251,14 +256,27 @@ def prepare(
             if problem:
                 shutil.rmtree(folder / REPLAYS, ignore_errors=True)
                 fresh = True
+                secret = _secret_for(config)
+                jobs = _schedule(config, secret)
+                identity = {**config.identity(), "schedule": schedule_digest(jobs)}
         if fresh:
             rows = [(b.name, str(b.folder), digests[b.name], b.version) for b in config.bots]
-            store.create(identity, config.to_dict(), rows, jobs)
+            store.create(identity, config.to_dict(), rows, jobs, secret=secret)
         done = store.done_jobs()
     except BaseException:
         store.close()
         raise
     return store, [job for job in jobs if job.job_id not in done]
+
+
+def _secret_for(config: LeagueConfig) -> str:
+    """A new league's secret: drawn, or the public one its explicit seed stands for."""
+    return new_secret() if config.seed is None else seed_secret(config.seed)
+
+
+def _schedule(config: LeagueConfig, secret: str) -> list[Job]:
+    seed = 0 if config.seed is None else config.seed  # orders the tables; the deals come from the secret
+    return make_schedule(config.names, config.table_size, config.games, seed, config.duplicate, secret)
 
 
 def _open_store(folder: Path, force: bool) -> Store:
@@ -347,6 +365,7 @@ def _run(
         # one parent for every bot's private temp folder of this run (a cluster's
         # workers use their own machine's)
         temp_root = None if cluster or not pending else tempfile.mkdtemp(prefix="llama-league-")
+        secret = str(store.meta("secret") or "")
         tasks = (
             JobTask(
                 job=job,
@@ -358,6 +377,7 @@ def _run(
                 limits=dict(config.limits),
                 league=str(folder),
                 temp_root=temp_root,
+                secret=secret,
             )
             for job in pending
         )

@@ -1,6 +1,6 @@
 """The league schedule: which bots share a table, in which seats, with which deals.
 
-A pure function of the bot names, table size, game target, duplicate flag and seed.
+A pure function of the bot names, table size, game target, duplicate flag, seed and secret.
 The unit of work is a *job*: one table of k bots that plays several games in one
 worker (the bot processes live for the whole job).
 
@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.seeds import derive_seed
+from harness.seeds import deal_seed, seed_secret
 
 # Up to this many combinations the schedule cycles through all of them.
 EXHAUSTIVE_LIMIT = 2000
@@ -126,16 +126,24 @@ def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[t
 
 
 def make_schedule(
-    names: Sequence[str], table_size: int, games: int, seed: int, duplicate: bool = True
+    names: Sequence[str],
+    table_size: int,
+    games: int,
+    seed: int,
+    duplicate: bool = True,
+    secret: str | None = None,
 ) -> list[Job]:
     """The league's jobs: at least ``games`` games, rounded up to whole deal groups (jobs without duplicates).
 
-    Raises ValueError if ``table_size`` does not fit the number of bots.
+    ``seed`` orders the tables; every deal is hashed from ``secret`` (by default the
+    public one ``seed`` stands for). Raises ValueError if ``table_size`` does not fit
+    the number of bots.
     """
+    secret = seed_secret(seed) if secret is None else secret
     if not 2 <= table_size <= len(names):
         raise ValueError(f"table size {table_size!r} does not fit {len(names)} bots")
     if duplicate:
-        return _duplicate_jobs(names, table_size, games, seed)
+        return _duplicate_jobs(names, table_size, games, seed, secret)
     per_job = table_size * max(1, PLAIN_JOB_GAMES // table_size)
     jobs: list[Job] = []
     game_id = 0
@@ -147,18 +155,18 @@ def make_schedule(
             game_id += 1
             shift = index % table_size
             seating = order[shift:] + order[:shift]
-            game_seed = derive_seed(seed, "game", game_id)
+            game_seed = deal_seed(secret, "game", game_id)
             scheduled.append(ScheduledGame(game_id, seating, game_seed, f"g{game_id}"))
         jobs.append(Job(job_id, order, tuple(scheduled)))
     return jobs
 
 
-def _duplicate_jobs(names: Sequence[str], table_size: int, games: int, seed: int) -> list[Job]:
+def _duplicate_jobs(names: Sequence[str], table_size: int, games: int, seed: int, secret: str) -> list[Job]:
     size = group_size(table_size)
     groups: list[list[ScheduledGame]] = []
     game_id = 0
     for group_id, order in enumerate(choose_tables(names, table_size, max(1, math.ceil(games / size)), seed)):
-        deal = derive_seed(seed, "deal", group_id)
+        deal = deal_seed(secret, "group", group_id)
         group = []
         for seating in duplicate_seatings(order):
             game_id += 1

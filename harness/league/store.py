@@ -188,6 +188,7 @@ class Store:
         config: dict[str, Any],
         bots: Sequence[tuple[str, str, str, str]],
         jobs: Sequence[Job],
+        secret: str = "",
     ) -> None:
         """Record the config, the bots (name, folder, digest, version) and the whole schedule."""
         try:
@@ -201,6 +202,8 @@ class Store:
                         ("schema", json.dumps(SCHEMA_VERSION)),
                         ("identity", json.dumps(identity, sort_keys=True)),
                         ("config", json.dumps(config, sort_keys=True)),
+                        # every deal is hashed from it: a resume deals the same games
+                        ("secret", json.dumps(secret)),
                     ],
                 )
                 self.db.executemany("INSERT INTO bots VALUES (?, ?, ?, ?)", bots)
