@@ -3,59 +3,145 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from harness.commands.common import friendly
 from harness.errors import HarnessError
 
+if TYPE_CHECKING:
+    from harness.replay.records import Record
+
+STEP_PROMPT = "[Enter] next step, q quit: "
+
 
 @click.command()
-@click.argument("file", type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, required=True)
 @click.option("--seat", type=click.IntRange(min=0, max=5), default=None, help="Show only what this seat saw.")
 @click.option(
     "--verify",
     is_flag=True,
-    help="Re-simulate through the rules; exit 1 at the first disagreement.",
+    help="Re-simulate through the rules. FILES may be many files, folders and globs: "
+    "one line per bad file, then a total; exit 1 if any is bad.",
 )
-@click.option("--step", is_flag=True, help="Wait for Enter between steps.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes for --verify of many files [default: the number of cores].",
+)
+@click.option("--step", is_flag=True, help="Pause after each step: Enter for the next, q to quit.")
 @click.option(
     "--html",
     "html_out",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write a self-contained HTML viewer of the game to this file.",
+    help="Write a self-contained HTML viewer of the game to this file (with --verify: after it verifies).",
 )
 @friendly
-def replay(file: Path, seat: int | None, verify: bool, step: bool, html_out: Path | None) -> None:
-    """Show a replay FILE step by step, or check it with --verify."""
+def replay(
+    files: tuple[str, ...],
+    seat: int | None,
+    verify: bool,
+    jobs: int | None,
+    step: bool,
+    html_out: Path | None,
+) -> None:
+    """Show a replay FILE step by step, or check FILES (files, folders, globs) with --verify."""
+    from harness.replay.batch import is_batch
+
+    if verify and is_batch(files):
+        if html_out is not None:
+            raise HarnessError("--html writes the viewer of one game: give --verify --html one replay file")
+        _verify_many(files, jobs)
+        return
+    if len(files) != 1:
+        raise HarnessError(f"give one replay FILE, not {len(files)} (several only with --verify)")
+    file = Path(files[0])
+    if verify:
+        _verify_one(file)
+        if html_out is None:
+            return
+    if html_out is not None:
+        _html(file, html_out, seat)
+        return
+    _show(file, seat, step)
+
+
+def _verify_many(files: tuple[str, ...], jobs: int | None) -> None:
+    from harness.replay.batch import expand, verify_many
+
+    paths = expand(files)
+    bad = 0
+    for verdict in verify_many(paths, jobs):
+        if verdict.problem is not None:
+            bad += 1
+            click.echo(verdict.line(), err=True)
+    click.echo(f"{len(paths)} replays: {len(paths) - bad} ok, {bad} bad")
+    if bad:
+        sys.exit(1)
+
+
+def _verify_one(file: Path) -> None:
     from harness.replay.io import read_replay
-    from harness.replay.render import render
     from harness.replay.verify import verify as check
 
     records = read_replay(file)
     problem = check(records)
-    if verify:
-        if problem is not None:
-            click.echo(f"{file}: {problem}", err=True)
-            sys.exit(1)
-        click.echo(f"{file}: ok ({len(records)} records)")
-        return
-    if problem is not None:  # the step-through replays the cards: it needs a sound file
+    if problem is not None:
+        click.echo(f"{file}: {problem}", err=True)
+        sys.exit(1)
+    click.echo(f"{file}: ok ({len(records)} records)")
+
+
+def _html(file: Path, html_out: Path, seat: int | None) -> None:
+    from harness.html.viewer import save_viewer
+    from harness.replay.io import read_replay
+    from harness.replay.verify import verify as check
+
+    records = read_replay(file)
+    problem = check(records)
+    if problem is not None:  # the viewer replays the cards: it needs a sound file
         raise HarnessError(f"{file}: cannot show a replay that does not verify: {problem}")
+    _check_seat(records, seat)
+    click.echo(f"wrote {save_viewer(records, html_out, seat=seat, source=file.name)}")
+
+
+def _show(file: Path, seat: int | None, step: bool) -> None:
+    """Print the game; a damaged replay is shown up to the damage, then the one-line error."""
+    from harness.replay.io import read_prefix
+    from harness.replay.render import render
+    from harness.replay.verify import verify as check
+
+    records, damage = read_prefix(file)
+    problem = check(records)
+    if problem is not None and (damage is None or problem.index <= len(records)):
+        # a disagreement inside what was read: show what comes before it
+        records = records[: problem.index - 1]
+        damage = HarnessError(f"{file}: {problem}")
+    if not records and damage is not None:  # the header itself disagrees: nothing to show
+        raise damage
+    _check_seat(records, seat)
+    blocks = list(render(records, seat))
+    for number, block in enumerate(blocks, 1):
+        click.echo(block)
+        if step and number < len(blocks):
+            click.echo(STEP_PROMPT, nl=False, err=True)
+            answer = sys.stdin.readline()
+            if not answer or answer.strip().lower() in ("q", "quit"):
+                return
+    if damage is not None:
+        raise damage
+
+
+def _check_seat(records: Sequence[Record], seat: int | None) -> None:
     players = len(getattr(records[0], "players", []))
     if seat is not None and seat >= players:
         raise HarnessError(f"--seat {seat}: the game has seats 0-{players - 1}")
-    if html_out is not None:
-        from harness.html.viewer import save_viewer
-
-        click.echo(f"wrote {save_viewer(records, html_out, seat=seat, source=file.name)}")
-        return
-    for block in render(records, seat):
-        click.echo(block)
-        if step and sys.stdin.isatty():
-            input()
 
 
 @click.command()

@@ -168,7 +168,10 @@ def local_executor(workers: int, temp_root: str | None = None) -> Executor:
         for index in range(workers):
             cores.put(available[index % len(available)])
     return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(cores, os.getpid(), temp_root)
+        max_workers=workers,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(cores, os.getpid(), temp_root),
     )
 
 

@@ -111,6 +111,22 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
         raise HarnessError(f"{path}:{lineno + 1}: cannot read replay: {err}") from None
 
 
+def read_prefix(path: str | Path) -> tuple[list[Record], HarnessError | None]:
+    """The records before the first damaged line, and the error it gave (None if none).
+
+    Raise HarnessError when not even a header can be read: nothing to show.
+    """
+    records: list[Record] = []
+    damage: HarnessError | None = None
+    try:
+        records.extend(record for _, record in iter_records(path))
+    except HarnessError as err:
+        damage = err
+    if not records or not isinstance(records[0], Header):
+        raise damage or HarnessError(f"{path}: not a replay (the first record is not a header)")
+    return records, damage
+
+
 def read_replay(path: str | Path) -> list[Record]:
     """Read a whole replay; raise HarnessError when it is damaged, empty or headless."""
     records = [record for _, record in iter_records(path)]

@@ -71,13 +71,12 @@ def render(records: Sequence[Record], seat: int | None = None) -> Iterator[str]:
         elif isinstance(record, FaultRecord):
             yield f"  !! FAULT seat {record.seat} ({names[record.seat]}): {record.kind}: {record.detail}"
         elif isinstance(record, RoundEndRecord):
-            rows = "  ".join(
-                f"{s}:{p:+d}{'-' + str(r) if r else ''}={t}"
+            yield f"── round {record.round} ends\n" + "\n".join(
+                f"   {names[s]}: {p} penalty{f', returns {r}' if r else ''} → {t}"
                 for s, (p, r, t) in enumerate(
                     zip(record.penalties, record.returned, record.scores, strict=True)
                 )
             )
-            yield f"── round {record.round} ends · penalty-returned=score  {rows}"
         elif isinstance(record, GameEndRecord):
             win = ", ".join(names[s] for s in record.winners) or "nobody"
             note = " (adjudicated: round cap)" if record.adjudicated else ""
