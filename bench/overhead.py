@@ -93,14 +93,13 @@ def play(folders: list[Path], games: int, out: Path) -> tuple[float, int]:
 def capture(folders: list[Path], games: int, out: Path) -> list[tuple[str, bytes, bool]]:
     """Run the match once, recording (bot, line, expects_reply) for every message sent."""
     sent: list[tuple[str, bytes, bool]] = []
-    original_ask = session_module.BotSession.ask
+    original_send = session_module.BotSession.send_turn
     original_notify = session_module.BotSession.notify
     owner: dict[int, str] = {}
 
-    def ask(self: session_module.BotSession, turn: dict[str, object]) -> object:
-        reply = original_ask(self, turn)
+    def send_turn(self: session_module.BotSession, turn: dict[str, object]) -> None:
+        original_send(self, turn)
         sent.append((owner[id(self)], session_module.encode(turn), True))
-        return reply
 
     def notify(self: session_module.BotSession, message: dict[str, object]) -> None:
         original_notify(self, message)
@@ -113,13 +112,13 @@ def capture(folders: list[Path], games: int, out: Path) -> list[tuple[str, bytes
         original_init(self, transport, **kw)  # type: ignore[arg-type]
         owner[id(self)] = transport.spec.name  # type: ignore[attr-defined]
 
-    session_module.BotSession.ask = ask  # type: ignore[method-assign,assignment]
+    session_module.BotSession.send_turn = send_turn  # type: ignore[method-assign]
     session_module.BotSession.notify = notify  # type: ignore[method-assign]
     session_module.BotSession.__init__ = init  # type: ignore[method-assign]
     try:
         play(folders, games, out)
     finally:
-        session_module.BotSession.ask = original_ask  # type: ignore[method-assign]
+        session_module.BotSession.send_turn = original_send  # type: ignore[method-assign]
         session_module.BotSession.notify = original_notify  # type: ignore[method-assign]
         session_module.BotSession.__init__ = original_init  # type: ignore[method-assign]
     return sent
@@ -166,8 +165,9 @@ def engine_speed(games: int) -> float:
     start = time.perf_counter()
     for seed in range(games):
         state = game.new_game(options, 4, seed)
-        while state.to_move() is not None:
-            state.apply(rng.choice(state.legal_actions()))
+        state.begin()
+        while acting := state.acting():
+            state.apply([rng.choice(state.legal_actions(seat)) for seat in acting])
     return games / (time.perf_counter() - start)
 
 

@@ -25,13 +25,13 @@ from typing import Any
 from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import LOG_CAP, BotProcess
 from harness.errors import BotFault, FaultKind, HarnessError
-from harness.games.base import IllegalAction
+from harness.games.base import IllegalAction, InvalidReply
 from harness.games.llama.rules import LLAMA, Deal, Options, Variant, deck, placements
 from harness.games.llama.state import LlamaState
 from harness.limits import merge_limits
 from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
 from harness.protocol import build
-from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession
+from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession, invalid_reply
 from harness.referee import winners
 from harness.sandbox import hiding
 
@@ -178,6 +178,7 @@ def hello_message(seat: int, players: int, games: int, clock: Clock) -> dict[str
         games=games,
         startup=clock.startup,
         move=clock.move,
+        fields={"variant": Options().variant.value},
     )
 
 
@@ -186,8 +187,8 @@ def prepare(scenario: Scenario) -> tuple[LlamaState, dict[str, Any]]:
     state = scenario.state()
     notice = {"type": "round_start", "game": 0, **state.round_start_notice(scenario.seat)}
     for wire in scenario.before:
-        state.apply(state.parse_action(wire))
-    if state.to_move() != scenario.seat:
+        state.apply([state.parse_action(state.acting()[0], wire)])
+    if tuple(state.acting()) != (scenario.seat,):
         raise RuntimeError(f"scenario {scenario.name!r}: seat {scenario.seat} is not to move")
     return state, notice
 
@@ -250,7 +251,7 @@ class _Bot:
         assert self.session is not None  # start() succeeded
         reply, elapsed = self.session.ask(turn)
         self.times.append(elapsed)
-        return {"action": reply.action, "card": reply.card}
+        return reply
 
     def fail(self, fault: BotFault) -> str:
         tail = self.proc.stderr_tail() if self.proc else ""
@@ -275,8 +276,8 @@ def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any]
     state, notice = prepare(scenario)
     notice["game"] = game_no
     extra = extra or {}
-    turn = build.turn_message(state, game_no, scenario.seat, list(state.public))
-    legal = [_label(a) for a in state.legal_actions()]
+    turn = build.turn_message(game_no, state.turn(scenario.seat))
+    legal = [_label(a) for a in state.legal_actions(scenario.seat)]
     start = {
         "type": "game_start",
         "game": game_no,
@@ -291,11 +292,13 @@ def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any]
     except BotFault as fault:
         return Check(name, False, bot.fail(fault))
     try:
-        action = state.parse_action(wire)
+        action = state.parse_action(scenario.seat, wire)
+    except InvalidReply as err:
+        return Check(name, False, bot.fail(invalid_reply(wire, str(err))))
     except IllegalAction as err:
         bot.stop()
         return Check(name, False, f"answered an illegal move: {err} (legal here: {', '.join(legal)})")
-    state.apply(action)
+    state.apply([action])
     try:
         bot.notify(game_end_message(state, game_no))
     except BotFault as fault:

@@ -23,7 +23,6 @@ from harness.bots.process import BotProcess, become_subreaper, kill_tree, launch
 from harness.errors import BotFault, HarnessError
 from harness.games import get_game
 from harness.protocol.build import hello_message
-from harness.protocol.messages import ActionReply
 from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
@@ -79,6 +78,7 @@ class BotPlayer:
         self.starts += 1
         self.proc = BotProcess(self.spec, self.log_path, self._tmp, wrapper=wrapper)
         session = BotSession(self.proc, startup=clock.startup, move=clock.move)
+        game = get_game(self.settings.game)
         reply = session.handshake(
             hello_message(
                 self.settings.game,
@@ -88,6 +88,7 @@ class BotPlayer:
                 games=self.games,
                 startup=clock.startup,
                 move=clock.move,
+                fields=game.hello_fields(self.settings.options),
             )
         )
         self.version = reply.version
@@ -102,9 +103,13 @@ class BotPlayer:
         assert self.session is not None  # begin() succeeded, else the seat is forced
         self.session.notify(message)
 
-    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]:
+    def send_turn(self, turn: dict[str, Any]) -> None:
         assert self.session is not None  # begin() succeeded, else the seat is forced
-        return self.session.ask(turn)
+        self.session.send_turn(turn)
+
+    def receive(self) -> tuple[dict[str, Any], float]:
+        assert self.session is not None  # begin() succeeded, else the seat is forced
+        return self.session.receive()
 
     def faulted(self) -> str:
         """Stop the process after a fault (it restarts at the next game); return its stderr tail."""
@@ -147,7 +152,7 @@ class Table:
             "type": "header",
             "format": REPLAY_FORMAT,
             "game": self.settings.game,
-            "variant": options.get("variant", "standard"),
+            **self.game.hello_fields(self.settings.options),
             "options": options,
             "seed": seed,
             "match": game_no,

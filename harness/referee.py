@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from harness.errors import BotFault, FaultKind
-from harness.games.base import Game, GameState, IllegalAction
+from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Outcome
 from harness.protocol.build import turn_message
-from harness.protocol.messages import ActionReply
+from harness.protocol.session import BotSession, Result, gather, invalid_reply
 
 
 class Player(Protocol):
@@ -28,7 +28,11 @@ class Player(Protocol):
 
     def notify(self, message: dict[str, Any]) -> None: ...
 
-    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]: ...
+    def send_turn(self, turn: dict[str, Any]) -> None: ...
+
+    def receive(self) -> tuple[dict[str, Any], float]:
+        """The reply to the turn sent last (a dict, envelope checked) and the seconds it took."""
+        ...
 
     def faulted(self) -> str:
         """Stop the bot after a fault; return the tail of its stderr."""
@@ -72,7 +76,7 @@ class GameResult:
     rounds: int
     moves: int
     faults: list[Fault] = field(default_factory=list)
-    penalties: list[int] = field(default_factory=list)  # sum of round penalties by seat
+    statistics: dict[str, list[float]] = field(default_factory=dict)  # the game's, by seat
 
 
 class _Held:
@@ -96,10 +100,14 @@ class _Table:
     sink: Any  # a Sink, or _Held before the header is written
     forced: list[bool]
     faults: list[Fault] = field(default_factory=list)
+    kept: list[dict[str, Any]] = field(default_factory=list)  # the game's records, for statistics
 
     def fault(self, seat: int, err: BotFault | IllegalAction) -> None:
         kind = err.kind.value if isinstance(err, BotFault) else FaultKind.ILLEGAL.value
         detail = err.detail if isinstance(err, BotFault) else f"illegal move: {err}"
+        self.faulted(seat, kind, detail)
+
+    def faulted(self, seat: int, kind: str, detail: str) -> None:
         player = self.players[seat]
         tail = player.faulted()
         self.forced[seat] = True
@@ -113,6 +121,26 @@ class _Table:
             self.players[seat].notify(message)
         except BotFault as err:
             self.fault(seat, err)
+
+    def emit(
+        self, outcome: Outcome, game_no: int, acting: Sequence[int], timing: Sequence[float | None]
+    ) -> None:
+        """Write an outcome's action records, then its records; then send its notices."""
+        write = self.sink.write
+        forced = self.forced
+        for seat, body, elapsed in zip(acting, outcome.actions, timing, strict=True):
+            record: dict[str, Any] = {"type": "action", "seat": seat, **body}
+            if forced[seat]:
+                record["forced"] = True
+            if elapsed is not None:
+                record["ms"] = round(elapsed * 1000.0, 3)
+            write(record)
+        for record in outcome.records:
+            write(record)
+        self.kept.extend(outcome.records)
+        for seat, message in outcome.notices:
+            if not forced[seat]:
+                self.tell(seat, {"type": message["type"], "game": game_no, **message})
 
 
 def play_game(
@@ -128,7 +156,10 @@ def play_game(
     """Play ``state`` to the end with ``players`` by seat, writing every record to ``sink``.
 
     ``header`` is the replay header without ``players`` (added here, after the
-    handshakes). ``seeds`` are the per-seat seeds for the bots' own randomness.
+    handshakes). ``seeds`` are the per-seat seeds for the bots' own randomness. At each
+    step every acting seat that has not faulted gets its turn at once; the replies are
+    collected together, each under its own deadline, and the joint action is applied
+    atomically (a faulted seat's part is the game's forced action).
     """
     n = state.players
     table = _Table(players, _Held(), [False] * n)
@@ -148,67 +179,51 @@ def play_game(
     # the header goes first, and names the versions the bots gave in their handshake
     sink.write({**header, "players": [{"name": p.name, "version": p.version} for p in players]})
     table.sink = table.sink.release(sink)
-    cursor = [0] * n
-    penalties = [0] * n
+    forced = table.forced
     moves = 0
-    sink.write({"type": "round_start", **state.first_transition.record})
-    _announce_round(state, table, game_no)
-    while (to_move := state.to_move()) is not None:
-        seat = to_move
-        events = state.public  # kept: a round's end replaces state.public with a new list
-        action: Any = None
-        elapsed: float | None = None
-        if not table.forced[seat]:
-            turn = turn_message(state, game_no, seat, events[cursor[seat] :])
-            try:
-                reply, elapsed = players[seat].ask(turn)
-                action = state.parse_action(_reply_fields(reply))
-            except (BotFault, IllegalAction) as err:
-                table.fault(seat, err)
+    table.emit(state.begin(), game_no, (), ())
+    while acting := state.acting():
+        actions: list[Any] = []
+        timing: list[float | None] = []
+        if len(acting) == 1:  # one seat: no poll set to build
+            seat = acting[0]
+            action, elapsed = None, None
+            if not forced[seat]:
+                action, elapsed = _ask(state, table, game_no, seat)
+            actions.append(state.forced_action(seat) if action is None else action)
+            timing.append(elapsed)
+        else:
+            asked = []
+            for seat in acting:
+                if not forced[seat]:
+                    try:
+                        players[seat].send_turn(turn_message(game_no, state.turn(seat)))
+                        asked.append(seat)
+                    except BotFault as err:
+                        table.fault(seat, err)
+            replies = dict(zip(asked, _collect([players[seat] for seat in asked]), strict=True))
+            for seat in acting:
                 action, elapsed = None, None
-        forced = action is None
-        if forced:
-            action = state.forced_action
-        step = state.apply(action)
-        moves += 1
-        record: dict[str, Any] = {"type": "action", "seat": seat, **step.record}
-        if forced:
-            record["forced"] = True
-        if elapsed is not None:
-            record["ms"] = round(elapsed * 1000.0, 3)
-        sink.write(record)
-        cursor[seat] = len(events)
-        for transition in step.transitions:
-            body = transition.record
-            sink.write({"type": transition.type, **body})
-            if transition.type == "round_end":
-                for other in range(n):
-                    penalties[other] += body["penalties"][other]
-                    table.tell(
-                        other,
-                        {
-                            "type": "round_end",
-                            "game": game_no,
-                            **body,
-                            "events": events[cursor[other] :],
-                        },
-                    )
-            elif transition.type == "round_start":
-                cursor = [0] * n
-                _announce_round(state, table, game_no)
+                if seat in replies:
+                    action, elapsed = _parse(state, table, seat, replies[seat])
+                actions.append(state.forced_action(seat) if action is None else action)
+                timing.append(elapsed)
+        outcome = state.apply(actions)
+        moves += len(acting)
+        table.emit(outcome, game_no, acting, timing)
     scores = list(state.scores)
-    placements = game.placements(scores, table.forced)
-    won = winners(placements, table.forced)
+    placements = game.placements(state, forced)
+    won = winners(placements, forced)
     end = {
         "scores": scores,
         "winners": won,
         "placements": placements,
-        "forfeited": list(table.forced),
+        "forfeited": list(forced),
         "adjudicated": state.adjudicated,
     }
     sink.write({"type": "game_end", **end, "rounds": state.round})
     for seat in range(n):
-        if table.forced[seat]:
+        if forced[seat]:
             continue
         try:
             players[seat].notify({"type": "game_end", "game": game_no, **end})
@@ -224,23 +239,53 @@ def play_game(
         scores=scores,
         placements=placements,
         winners=won,
-        forfeited=list(table.forced),
+        forfeited=list(forced),
         adjudicated=state.adjudicated,
         rounds=state.round,
         moves=moves,
         faults=table.faults,
-        penalties=penalties,
+        statistics=game.statistics(table.kept),
     )
 
 
-def _announce_round(state: GameState, table: _Table, game_no: int) -> None:
-    """Tell every seat how the new round starts, as it sees it."""
-    for seat in range(state.players):
-        table.tell(seat, {"type": "round_start", "game": game_no, **state.round_start_notice(seat)})
+def _ask(state: GameState, table: _Table, game_no: int, seat: int) -> tuple[Any, float | None]:
+    """Ask one seat for its action; (None, None) after a fault."""
+    player = table.players[seat]
+    try:
+        player.send_turn(turn_message(game_no, state.turn(seat)))
+        result: Result = player.receive()
+    except BotFault as err:
+        result = err
+    return _parse(state, table, seat, result)
 
 
-def _reply_fields(reply: ActionReply) -> dict[str, Any]:
-    return {"action": reply.action, "card": reply.card}
+def _parse(state: GameState, table: _Table, seat: int, result: Result) -> tuple[Any, float | None]:
+    """The game's action from a seat's reply; (None, None) after a fault, which is recorded."""
+    if isinstance(result, BotFault):
+        table.fault(seat, result)
+        return None, None
+    reply, elapsed = result
+    try:
+        return state.parse_action(seat, reply), elapsed
+    except InvalidReply as err:
+        table.fault(seat, invalid_reply(reply, str(err)))
+    except IllegalAction as err:
+        table.fault(seat, err)
+    return None, None
+
+
+def _collect(players: Sequence[Player]) -> list[Result]:
+    """The replies of ``players`` to the turns just sent: together when they all run over pipes."""
+    sessions = [getattr(player, "session", None) for player in players]
+    if all(isinstance(session, BotSession) for session in sessions):
+        return gather([s for s in sessions if isinstance(s, BotSession)])
+    results: list[Result] = []
+    for player in players:
+        try:
+            results.append(player.receive())
+        except BotFault as err:
+            results.append(err)
+    return results
 
 
 __all__ = ["Fault", "GameResult", "Player", "Sink", "play_game", "win_shares", "winners"]

@@ -13,7 +13,6 @@ import pytest
 
 from harness.errors import BotFault, FaultKind
 from harness.games.llama import LLAMA_GAME
-from harness.protocol.messages import ActionReply
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
@@ -48,6 +47,7 @@ class FakePlayer:
         self.fault_at = fault_at
         self.turns = 0
         self.messages: list[dict[str, Any]] = []
+        self._turn: dict[str, Any] = {}
 
     def _keep(self, message: dict[str, Any]) -> None:
         # a JSON round trip: what a bot would really receive, and a copy the referee cannot mutate
@@ -59,14 +59,17 @@ class FakePlayer:
     def notify(self, message: dict[str, Any]) -> None:
         self._keep(message)
 
-    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]:
+    def send_turn(self, turn: dict[str, Any]) -> None:
         self.turns += 1
         turn["id"] = self.turns
         self._keep(turn)
+        self._turn = turn
+
+    def receive(self) -> tuple[dict[str, Any], float]:
         if self.turns == self.fault_at:
             raise BotFault("no reply in time", FaultKind.TIMEOUT)
-        choice = self.rng.choice(turn["legal"])
-        return ActionReply(type="action", id=turn["id"], **choice), 0.001
+        choice = self.rng.choice(self._turn["legal"])
+        return {"type": "action", "id": self._turn["id"], **choice}, 0.001
 
     def faulted(self) -> str:
         return "fake stderr tail"

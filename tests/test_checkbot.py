@@ -53,12 +53,12 @@ REASONS = {
 def test_scenario_is_the_position_it_claims(scenario) -> None:  # type: ignore[no-untyped-def]
     state, notice = prepare(scenario)
     assert [str(a) for a in state.legal_actions()] == list(scenario.legal)
-    turn = turn_message(state, 1, scenario.seat, list(state.public))
+    turn = turn_message(1, state.turn(scenario.seat))
     turn["id"] = 1
     clock = Clock()
     for message in (hello_message(scenario.seat, 3, 7, clock), {**notice, "game": 1}, turn):
         TO_BOT.validate_python(message)  # exactly what the referee may send
-    state.apply(state.legal_actions()[0])
+    state.apply([state.legal_actions()[0]])
     TO_BOT.validate_python(game_end_message(state, 1))
 
 

@@ -264,10 +264,11 @@ class _Fake:
 
             raise BotCrashed("stdin closed (Broken pipe)")
 
-    def ask(self, turn: dict[str, Any]) -> tuple[Any, float]:
-        from harness.protocol.messages import ActionReply
+    def send_turn(self, turn: dict[str, Any]) -> None:
+        self.legal = turn["legal"]
 
-        return ActionReply(type="action", id=1, **turn["legal"][0]), 0.001
+    def receive(self) -> tuple[dict[str, Any], float]:
+        return {"type": "action", "id": 1, **self.legal[0]}, 0.001
 
     def faulted(self) -> str:
         self.stopped += 1

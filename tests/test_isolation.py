@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from harness.errors import BotFault, FaultKind
 from harness.games.llama import LLAMA_GAME
-from harness.protocol.messages import TO_BOT, ActionReply
+from harness.protocol.messages import TO_BOT
 from harness.referee import play_game
 from harness.replay.records import REPLAY_FORMAT
 
@@ -37,6 +37,7 @@ class Recorder:
         self.rng = random.Random(seed)
         self.fault_at = fault_at
         self.turns = 0
+        self._legal: list[dict[str, Any]] = []
 
     def _keep(self, message: dict[str, Any]) -> None:
         self.timeline.append(("message", self.seat, json.loads(json.dumps(message))))
@@ -47,13 +48,16 @@ class Recorder:
     def notify(self, message: dict[str, Any]) -> None:
         self._keep(message)
 
-    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]:
+    def send_turn(self, turn: dict[str, Any]) -> None:
         self.turns += 1
         turn["id"] = self.turns
         self._keep(turn)
+        self._legal = turn["legal"]
+
+    def receive(self) -> tuple[dict[str, Any], float]:
         if self.turns == self.fault_at:
             raise BotFault("no reply in time", FaultKind.TIMEOUT)
-        return ActionReply(type="action", id=self.turns, **self.rng.choice(turn["legal"])), 0.001
+        return {"type": "action", "id": self.turns, **self.rng.choice(self._legal)}, 0.001
 
     def faulted(self) -> str:
         return ""

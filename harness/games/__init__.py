@@ -1,4 +1,4 @@
-"""Games the harness can referee, by name."""
+"""Games the harness can referee, by name: the only place outside a game's package that names it."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ from harness.games.base import (
     IllegalAction,
     InvalidReply,
     Outcome,
-    Step,
-    Transition,
 )
 from harness.games.llama import LLAMA_GAME
 
 REGISTRY: dict[str, Game] = {LLAMA_GAME.name: LLAMA_GAME}
+DEFAULT_GAME = LLAMA_GAME.name  # the game of a bot or league that names none
 
 
 def get_game(name: str) -> Game:
@@ -26,6 +25,7 @@ def get_game(name: str) -> Game:
 
 
 __all__ = [
+    "DEFAULT_GAME",
     "REGISTRY",
     "BadOptions",
     "Game",
@@ -33,7 +33,5 @@ __all__ = [
     "IllegalAction",
     "InvalidReply",
     "Outcome",
-    "Step",
-    "Transition",
     "get_game",
 ]

@@ -1,8 +1,10 @@
-"""The small interface through which the referee, replays and ratings reach a game.
+"""The interface through which the referee, replays, check-bot and the league reach a game.
 
-A game is a :class:`Game` (options, a new state, placements) and its states follow
-:class:`GameState`. Nothing outside ``harness/games`` knows the rules of a game, so a
-second game plugs in by adding a package here and registering it in ``REGISTRY``.
+A game is a :class:`Game` registered in ``harness.games.REGISTRY``; its states follow
+:class:`GameState`. One turn model covers both kinds of game: at each step a state
+names the seats that act now (one seat, or several deciding at once), and takes their
+joint action atomically. Nothing outside the game's package knows its rules, its wire
+fields or its replay records.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 
 class IllegalAction(ValueError):
@@ -30,29 +34,13 @@ class Outcome:
 
     ``actions``: one replay body per acting seat (the action's wire fields plus what the
     rules revealed), in the order of ``acting()``. ``records``: further replay records,
-    each with its ``type``. ``notices``: private ``(seat, message)`` pairs, in order.
+    each with its ``type``. ``notices``: private ``(seat, message)`` pairs, in order;
+    each message has its ``type`` first (the referee adds ``game`` after it).
     """
 
     actions: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     notices: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Transition:
-    """A change of phase (``round_start``, ``round_end``) as a replay record body."""
-
-    type: str
-    record: dict[str, Any]
-
-
-@dataclass(slots=True)
-class Step:
-    """What one action did: its replay fields, its public event, and phase changes."""
-
-    record: dict[str, Any]
-    public: dict[str, Any]
-    transitions: list[Transition] = field(default_factory=list)
 
 
 class Action(Protocol):
@@ -64,39 +52,88 @@ class GameOptions(Protocol):
 
 
 class GameState(Protocol):
+    """One game, mutated in place. Pure: no I/O, no clock, randomness from the seed."""
+
     players: int
     scores: list[int]
     round: int
     over: bool
     adjudicated: bool
-    public: list[dict[str, Any]]
-    first_transition: Transition
 
-    def to_move(self) -> int | None: ...
+    def begin(self) -> Outcome: ...
 
-    def legal_actions(self) -> Sequence[Action]: ...
+    def acting(self) -> Sequence[int]: ...
 
-    def legal_wire(self) -> Sequence[dict[str, object]]: ...
+    def turn(self, seat: int) -> dict[str, Any]: ...
 
-    def parse_action(self, data: Mapping[str, Any]) -> Action: ...
+    def legal_actions(self, seat: int) -> Sequence[Any]: ...
 
-    @property
-    def forced_action(self) -> Action: ...
+    def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Any: ...
 
-    def apply(self, action: Any) -> Step: ...
+    def forced_action(self, seat: int) -> Any: ...
+
+    def apply(self, actions: Sequence[Any]) -> Outcome: ...
 
     def view(self, seat: int) -> dict[str, Any]: ...
 
-    def round_start_notice(self, seat: int) -> dict[str, Any]: ...
+
+@dataclass(frozen=True)
+class Position:
+    """A state a bot must handle (check-bot): ``seat`` is to act in ``state``.
+
+    ``notices`` are the messages the seat gets before its turn (as the referee sends
+    them, without ``game``); ``legal`` the labels of the legal actions (a self-check).
+    """
+
+    name: str
+    seat: int
+    state: GameState
+    notices: tuple[dict[str, Any], ...]
+    legal: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """A game's models for the published JSON Schemas and for replay validation.
+
+    ``to_bot``/``from_bot``: unions of the models of every message the referee sends a
+    bot of this game and of every reply (envelope included). ``records``: the union of
+    the game's replay records (header, fault and game_end included).
+    """
+
+    to_bot: Any
+    from_bot: Any
+    records: Any
 
 
 class Game(Protocol):
-    name: str
+    name: str  # on the wire, in replay headers and league files
+    title: str
     min_players: int
     max_players: int
+    higher_wins: bool  # the ranking direction of scores
+    options_model: type[BaseModel]
 
-    def parse_options(self, raw: Mapping[str, object]) -> GameOptions: ...
+    def parse_options(self, raw: Mapping[str, object]) -> Any: ...
 
     def new_game(self, options: Any, players: int, seed: int) -> GameState: ...
 
-    def placements(self, scores: Sequence[int], forfeited: Sequence[bool]) -> list[int]: ...
+    def placements(self, state: GameState, forfeited: Sequence[bool]) -> list[int]: ...
+
+    def hello_fields(self, options: Any) -> dict[str, Any]: ...
+
+    def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]: ...
+
+
+__all__ = [
+    "Action",
+    "BadOptions",
+    "Game",
+    "GameOptions",
+    "GameState",
+    "IllegalAction",
+    "InvalidReply",
+    "Outcome",
+    "Position",
+    "Wire",
+]

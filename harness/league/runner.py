@@ -102,7 +102,7 @@ def run_job(task: JobTask) -> JobOutcome:
                     scores=tuple(result.scores),
                     places=tuple(result.placements),
                     forfeited=tuple(result.forfeited),
-                    penalties=tuple(result.penalties),
+                    penalties=tuple(int(x) for x in result.statistics.get("penalty", [])),
                     rounds=result.rounds,
                     moves=result.moves,
                     adjudicated=result.adjudicated,

@@ -1,15 +1,10 @@
-"""The referee's messages that carry state, built in one place for the referee and check-bot.
-
-Every message to a seat comes from ``state.view(seat)``, the legal actions and the
-public events: never from anything hidden (harness/games/base.py).
-"""
+"""The referee's hello, built in one place for the match and check-bot."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from harness.games.base import GameState
 from harness.protocol.messages import PROTOCOL_VERSION
 
 
@@ -22,13 +17,17 @@ def hello_message(
     games: int,
     startup: float,
     move: float,
+    fields: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The first message to a bot process: who it is and the rules and clocks in force."""
+    """The first message to a bot process: who it is and the rules and clocks in force.
+
+    ``fields`` are the game's own (``Game.hello_fields``), written after ``game``.
+    """
     return {
         "type": "hello",
         "protocol": PROTOCOL_VERSION,
         "game": game,
-        "variant": options.get("variant", "standard"),
+        **(fields or {}),
         "options": dict(options),
         "seat": seat,
         "players": players,
@@ -37,19 +36,6 @@ def hello_message(
     }
 
 
-def turn_message(
-    state: GameState, game_no: int, seat: int, events: Sequence[dict[str, Any]]
-) -> dict[str, Any]:
-    """A turn for ``seat``: its view, its legal actions, the public events since its last turn.
-
-    ``id`` is 0 here: the session numbers the turns it sends.
-    """
-    return {
-        "type": "turn",
-        "id": 0,
-        "game": game_no,
-        "seat": seat,
-        **state.view(seat),
-        "legal": state.legal_wire(),
-        "events": events,
-    }
+def turn_message(game_no: int, body: Mapping[str, Any]) -> dict[str, Any]:
+    """A turn: the envelope around the game's body (``GameState.turn``); the session sets ``id``."""
+    return {"type": "turn", "id": 0, "game": game_no, **body}

@@ -92,3 +92,20 @@ class LineReader:
     def pending(self) -> bool:
         """True when a complete line is already buffered."""
         return b"\n" in self._buf
+
+    def ready(self) -> bool:
+        """True when :meth:`readline` returns or raises without waiting (a line, EOF, an overlong line)."""
+        return self._eof or b"\n" in self._buf or len(self._buf) > self.limit
+
+    def fill(self) -> None:
+        """Read what the bot has written (call after poll() said the fd is readable)."""
+        self._fill()
+
+    def side(self) -> dict[int, Callable[[], bool]]:
+        """The other fds drained while waiting (stderr), each with its drain function."""
+        return self._side
+
+    def drop_side(self, fd: int) -> None:
+        """Stop draining ``fd`` (it reached EOF)."""
+        if self._side.pop(fd, None) is not None:
+            self._poll.unregister(fd)

@@ -1,24 +1,30 @@
-"""The protocol session with one bot: handshake, turns, notifications.
+"""The protocol session with one bot: handshake, turns, notifications; and turns to several at once.
 
 It talks to a :class:`Transport` (a real process, or a scripted fake in tests) and
 turns everything the bot does wrong into a :class:`BotFault` of the right kind, with a
 detail that points at the cause (a time-out says how late the bot was, a line that
-answers a notification says so, an exit after ``game_end`` is named as that).
+answers a notification says so, an exit after ``game_end`` is named as that). The
+session checks the envelope of an action reply (a JSON object, ``type`` "action", the
+``id`` of the turn); the fields of the action are the game's to check.
 """
 
 from __future__ import annotations
 
+import select
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
 from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind, one_line
-from harness.protocol.messages import ActionReply, HelloReply
+from harness.protocol.framing import LineReader
+from harness.protocol.messages import HelloReply
 
-_ACTION = TypeAdapter(ActionReply)
 _HELLO = TypeAdapter(HelloReply)
+_IN = select.POLLIN | select.POLLPRI
+_GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 # appended to a crash of a bot that got game_end and then stopped (it is not done yet)
 EXITED_AFTER_END = "the process exited after game_end; keep reading until shutdown"
@@ -50,6 +56,12 @@ def _describe(line: bytes, err: ValidationError) -> BotFault:
     return BotFault(f"reply {shown!r} does not validate: {problems}", FaultKind.INVALID)
 
 
+def invalid_reply(reply: Any, problem: str) -> BotFault:
+    """The fault of a reply whose fields are wrong (``problem`` names the field)."""
+    shown = to_json(reply)[:200].decode("utf-8", "backslashreplace")
+    return BotFault(f"reply {shown!r} does not validate: {problem}", FaultKind.INVALID)
+
+
 class BotSession:
     """Protocol v1 with one bot, over ``transport``, with deadlines in seconds."""
 
@@ -61,6 +73,9 @@ class BotSession:
         self.stale = 0  # late replies to earlier turns, discarded
         self.since: list[str] = []  # types of the notifications sent since the last turn
         self._after_end = 0  # bytes sent since the last game_end
+        self.started = 0.0  # when the current turn was sent
+        self.deadline = 0.0  # and when its reply is due
+        self._notices: list[str] = []  # the notifications sent before the current turn
 
     def handshake(self, hello: dict[str, Any]) -> HelloReply:
         """Send hello and return the bot's reply; raise BotFault if it does not come right."""
@@ -93,49 +108,82 @@ class BotSession:
         self.since.append(str(message.get("type")))
         self._after_end = 0 if message.get("type") == "game_end" else self._after_end + len(data)
 
-    def ask(self, turn: dict[str, Any]) -> tuple[ActionReply, float]:
-        """Send a turn, return the reply to it and the seconds it took.
-
-        A late reply to an earlier turn (smaller id) is discarded, never taken as this
-        turn's answer. Raises BotFault on timeout, EOF, bad JSON, or a bad reply.
-        """
+    def send_turn(self, turn: dict[str, Any]) -> None:
+        """Number ``turn`` (its ``id``) and send it; the move deadline starts now."""
         self.last_id += 1
-        turn["id"] = turn_id = self.last_id
-        start = time.monotonic()
-        deadline = start + self.move
+        turn["id"] = self.last_id
+        self.started = start = time.monotonic()
+        self.deadline = start + self.move
         data = encode(turn)
         try:
-            self.transport.send(data, deadline)
+            self.transport.send(data, self.deadline)
         except BotCrashed as err:
             raise self._crashed(err) from None
         except BotTimeout as err:
             raise self._unread(err) from None
         self._after_end += len(data)
-        notices = self.since  # cleared once the turn is answered
+        self._notices = self.since  # cleared once the turn is answered
+
+    def receive(self) -> tuple[dict[str, Any], float]:
+        """Wait for the reply to the turn sent last; return it (a dict) and the seconds it took.
+
+        A late reply to an earlier turn (smaller id) is discarded, never taken as this
+        turn's answer. Raises BotFault on timeout, EOF, bad JSON, or a bad envelope.
+        """
         while True:
-            try:
-                line = self.transport.readline(deadline)
-            except BotTimeout:
-                what = f"the reply to turn {turn_id}"
-                raise self._late(what, "move", self.move, start, deadline, turn_id == 1) from None
-            except BotCrashed as err:
-                raise self._crashed(err) from None
-            try:
-                reply = _ACTION.validate_json(line)
-            except ValidationError as err:
-                fault = _describe(line, err)
-                if fault.kind is FaultKind.INVALID and _is_stale(line, turn_id):
+            reply = self.next_reply(self.read_line())
+            if reply is not None:
+                return reply, time.monotonic() - self.started
+
+    def ask(self, turn: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """Send a turn and wait for its reply: :meth:`send_turn` then :meth:`receive`."""
+        self.send_turn(turn)
+        return self.receive()
+
+    def read_line(self) -> bytes:
+        """The next line of the bot, before the current turn's deadline (faults worded)."""
+        try:
+            return self.transport.readline(self.deadline)
+        except BotTimeout:
+            turn_id = self.last_id
+            what = f"the reply to turn {turn_id}"
+            raise self._late(what, "move", self.move, self.started, self.deadline, turn_id == 1) from None
+        except BotCrashed as err:
+            raise self._crashed(err) from None
+
+    def next_reply(self, line: bytes) -> dict[str, Any] | None:
+        """The reply ``line`` holds if it answers the current turn; None for a stale one."""
+        try:
+            reply = self.take(line)
+        except BotFault as fault:
+            raise self._stray(fault, line, self._notices, self.last_id, self.deadline) from None
+        if reply is not None:
+            self.since = []
+        return reply
+
+    def take(self, line: bytes) -> dict[str, Any] | None:
+        """Check the envelope of ``line``: the reply if it answers the current turn, None if stale."""
+        try:
+            data = from_json(line)
+        except ValueError:
+            # pydantic-core's parser decides, not json.loads: that one accepts a BOM or
+            # UTF-16 and raises RecursionError on a line of 100k '['
+            shown = line[:200].decode("utf-8", "backslashreplace")
+            raise BotFault(f"not a JSON line: {shown!r}", FaultKind.MALFORMED) from None
+        turn_id = self.last_id
+        if type(data) is dict:
+            ident = data.get("id")
+            if type(ident) is int and ident > 0:  # not a bool: true is no turn id
+                if ident < turn_id:
                     self.stale += 1
-                    continue
-                raise self._stray(fault, line, notices, turn_id, deadline) from None
-            if reply.id == turn_id:
-                self.since = []
-                return reply, time.monotonic() - start
-            if reply.id < turn_id:
-                self.stale += 1
-                continue
-            fault = BotFault(f"reply id {reply.id} answers no turn (expected {turn_id})", FaultKind.INVALID)
-            raise self._stray(fault, line, notices, turn_id, deadline)
+                    return None
+                if data.get("type") == "action":
+                    if ident == turn_id:
+                        return data
+                    raise BotFault(
+                        f"reply id {ident} answers no turn (expected {turn_id})", FaultKind.INVALID
+                    )
+        raise _envelope_fault(line, data)
 
     # -- faults that point at the cause ------------------------------------------------
 
@@ -203,10 +251,10 @@ class BotSession:
         end = min(deadline, time.monotonic() + _MAX_PEEK)
         for _ in range(len(notices) + 1):
             try:
-                reply = _ACTION.validate_json(self.transport.readline(end))
-            except (BotFault, ValidationError):
+                data = from_json(self.transport.readline(end))
+            except (BotFault, ValueError):
                 continue
-            if reply.id == turn_id:
+            if type(data) is dict and data.get("type") == "action" and data.get("id") == turn_id:
                 shown = line[:200].decode("utf-8", "backslashreplace")
                 after = ", ".join(dict.fromkeys(notices))
                 return BotFault(
@@ -217,10 +265,103 @@ class BotSession:
         return fault
 
 
-def _is_stale(line: bytes, turn_id: int) -> bool:
-    data = from_json(line)  # parses: the line failed validation, not JSON parsing
-    ident = data.get("id") if isinstance(data, dict) else None
-    return type(ident) is int and 0 < ident < turn_id  # not a bool: true is no turn id
+def _envelope_fault(line: bytes, data: Any) -> BotFault:
+    shown = line[:200].decode("utf-8", "backslashreplace")
+    if type(data) is not dict:
+        problem = "(top): Input should be an object"
+    elif data.get("type") != "action":
+        problem = "type: Input should be 'action'" if "type" in data else "type: Field required"
+    elif "id" not in data:
+        problem = "id: Field required"
+    elif type(data["id"]) is not int:
+        problem = "id: Input should be a valid integer"
+    else:
+        problem = "id: Input should be greater than or equal to 1"
+    return BotFault(f"reply {shown!r} does not validate: {problem}", FaultKind.INVALID)
 
 
-__all__ = ["EXITED_AFTER_END", "NO_REPLY_NEEDED", "BotSession", "Transport", "encode"]
+Result = tuple[dict[str, Any], float] | BotFault
+
+
+def gather(sessions: Sequence[BotSession]) -> list[Result]:
+    """The replies to the turns just sent to ``sessions``, collected at once, each under its own deadline.
+
+    The bots think in parallel: a step costs the slowest one's time, not the sum. A
+    transport without a :class:`LineReader` (a scripted fake) is asked in turn.
+    """
+    results: list[Result | None] = [None] * len(sessions)
+    readers: list[LineReader | None] = [getattr(s.transport, "reader", None) for s in sessions]
+    poll = select.poll()
+    owner: dict[int, int] = {}
+    pending = []
+    for index, (session, reader) in enumerate(zip(sessions, readers, strict=True)):
+        if reader is None:
+            results[index] = _receive(session)
+            continue
+        pending.append(index)
+        owner[reader.fd] = index
+        poll.register(reader.fd, _IN)
+        for fd in reader.side():
+            owner[fd] = index
+            poll.register(fd, _IN)
+    while pending:
+        for index in list(pending):
+            reader = readers[index]
+            assert reader is not None
+            result = _settle(sessions[index], reader)
+            if result is not None:
+                results[index] = result
+                pending.remove(index)
+                poll.unregister(reader.fd)
+        if not pending:
+            break
+        left = min(sessions[index].deadline for index in pending) - time.monotonic()
+        for fd, event in poll.poll(max(left, 0.0) * 1000.0 + 0.5):
+            index = owner[fd]
+            reader = readers[index]
+            assert reader is not None
+            if fd == reader.fd:
+                reader.fill()
+                continue
+            drain = reader.side().get(fd)
+            if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
+                poll.unregister(fd)
+                reader.drop_side(fd)
+    return [result for result in results if result is not None]
+
+
+def _receive(session: BotSession) -> Result:
+    try:
+        return session.receive()
+    except BotFault as fault:
+        return fault
+
+
+def _settle(session: BotSession, reader: LineReader) -> Result | None:
+    """A reply or a fault if one is known without waiting (a buffered line, EOF, the deadline)."""
+    try:
+        while reader.ready():
+            reply = session.next_reply(session.read_line())
+            if reply is not None:
+                return reply, time.monotonic() - session.started
+        if time.monotonic() >= session.deadline:
+            # the session words the time-out (or the crash of a bot that holds stdout open)
+            while True:
+                reply = session.next_reply(session.read_line())
+                if reply is not None:
+                    return reply, time.monotonic() - session.started
+    except BotFault as fault:
+        return fault
+    return None
+
+
+__all__ = [
+    "EXITED_AFTER_END",
+    "NO_REPLY_NEEDED",
+    "BotSession",
+    "Result",
+    "Transport",
+    "encode",
+    "gather",
+    "invalid_reply",
+]

@@ -1,22 +1,24 @@
-"""Re-simulate a replay through the rules engine and name the first record that disagrees."""
+"""Re-simulate a replay through its game's rules and name the first record that disagrees.
+
+Game-neutral: the game's state says who acts, parses each action record's fields,
+applies the joint action and gives the records that must follow; every record is
+compared with what the rules give.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from harness.games import BadOptions, IllegalAction, get_game
-from harness.games.base import GameState
+from pydantic import BaseModel
+
+from harness.games import BadOptions, IllegalAction, InvalidReply, get_game
+from harness.games.base import Game, GameState
 from harness.referee import winners
-from harness.replay.records import (
-    ActionRecord,
-    FaultRecord,
-    GameEndRecord,
-    Header,
-    Record,
-    RoundEndRecord,
-    RoundStartRecord,
-)
+
+_ENVELOPE = {"type", "seat", "forced", "ms"}  # an action record's fields that are the referee's
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,81 @@ class Disagreement:
         return f"record {self.index}: {self.message}"
 
 
-def verify(records: Sequence[Record]) -> Disagreement | None:
+def _body(record: BaseModel) -> dict[str, Any]:
+    return {k: v for k, v in record.model_dump(mode="json").items() if v is not None}
+
+
+class _Replay:
+    """The rules' side of a replay being checked: the state, the records due, the faults."""
+
+    def __init__(self, game: Game, state: GameState) -> None:
+        self.game = game
+        self.state = state
+        self.expected: deque[dict[str, Any]] = deque(state.begin().records)
+        self.forfeited = [False] * state.players
+        self.batch: list[tuple[int, BaseModel, Any]] = []  # the joint action so far
+
+    def action(self, index: int, record: Any) -> str | None:
+        state = self.state
+        acting = state.acting()
+        if not acting:
+            return "an action after the game ended"
+        seat = acting[len(self.batch)]
+        if record.seat != seat:
+            return f"seat {record.seat} acts but seat {seat} is to move"
+        if record.forced and not self.forfeited[seat]:
+            return f"a forced action for seat {seat}, which has no fault"
+        if self.forfeited[seat] and not record.forced:
+            return f"seat {seat} acts unforced after its fault"
+        fields = {k: v for k, v in _body(record).items() if k not in _ENVELOPE}
+        try:
+            action = state.parse_action(seat, fields)
+        except (IllegalAction, InvalidReply) as err:
+            return f"illegal action for seat {seat}: {err}"
+        if record.forced and action != state.forced_action(seat):
+            return f"a forced {action} for seat {seat}, but the referee forces {state.forced_action(seat)}"
+        self.batch.append((index, record, action))
+        return None
+
+    def joint(self) -> Disagreement | None:
+        """Apply the joint action once every acting seat's record is in."""
+        if len(self.batch) < len(self.state.acting()):
+            return None
+        batch, self.batch = self.batch, []
+        try:
+            outcome = self.state.apply([action for _, _, action in batch])
+        except IllegalAction as err:
+            return Disagreement(batch[0][0], f"illegal joint action: {err}")
+        for (index, record, _), want in zip(batch, outcome.actions, strict=True):
+            got = {k: v for k, v in _body(record).items() if k not in _ENVELOPE}
+            if got != want:
+                return Disagreement(index, f"action {got} but the rules give {want}")
+        self.expected.extend(outcome.records)
+        return None
+
+    def end(self, record: Any) -> str | None:
+        state = self.state
+        if state.acting():
+            return "game_end while the game goes on"
+        want_placements = self.game.placements(state, self.forfeited)
+        want = {
+            "scores": state.scores,
+            "winners": winners(want_placements, self.forfeited),
+            "placements": want_placements,
+            "forfeited": self.forfeited,
+            "adjudicated": state.adjudicated,
+            "rounds": state.round,
+        }
+        got = record.model_dump(exclude={"type"})
+        if got != want:
+            return f"game_end {got} but the rules give {want}"
+        return None
+
+
+def verify(records: Sequence[Any]) -> Disagreement | None:
     """Return the first record that the rules engine disagrees with, or None if all agree."""
     header = records[0]
-    if not isinstance(header, Header):
+    if header.type != "header":
         return Disagreement(1, "the first record is not a header")
     game = get_game(header.game)
     try:
@@ -41,94 +114,47 @@ def verify(records: Sequence[Record]) -> Disagreement | None:
     n = len(header.players)
     if not game.min_players <= n <= game.max_players:
         return Disagreement(1, f"{n} players")
-    state = game.new_game(options, n, header.seed)
-    expected: list[tuple[str, dict[str, object]]] = [
-        (state.first_transition.type, state.first_transition.record)
-    ]
-    forfeited = [False] * n
+    replay = _Replay(game, game.new_game(options, n, header.seed))
     ended = False
     for index, record in enumerate(records[1:], 2):
+        kind = record.type
         if ended:
-            return Disagreement(index, f"{record.type} after game_end")
-        if isinstance(record, FaultRecord):
+            return Disagreement(index, f"{kind} after game_end")
+        if kind == "fault":
             if record.seat >= n:
                 return Disagreement(index, f"a fault for seat {record.seat} in a {n}-player game")
-            forfeited[record.seat] = True
+            replay.forfeited[record.seat] = True
             continue
-        if isinstance(record, RoundStartRecord | RoundEndRecord):
-            if not expected:
-                return Disagreement(index, f"unexpected {record.type}")
-            kind, body = expected.pop(0)
-            got = record.model_dump(exclude={"type"})
-            if kind != record.type or got != body:
-                return Disagreement(index, f"{record.type} {got} but the rules give {kind} {body}")
+        if kind not in ("action", "game_end", "header"):  # a record of the game's own
+            if replay.batch:
+                return Disagreement(index, f"{kind} before every acting seat has acted")
+            if not replay.expected:
+                return Disagreement(index, f"unexpected {kind}")
+            want = replay.expected.popleft()
+            got = _body(record)
+            if got != want:
+                shown = {k: v for k, v in got.items() if k != "type"}
+                rules = {k: v for k, v in want.items() if k != "type"}
+                return Disagreement(index, f"{kind} {shown} but the rules give {want['type']} {rules}")
             continue
-        if expected:
-            return Disagreement(index, f"{record.type} but the rules give {expected[0][0]} first")
-        if isinstance(record, ActionRecord):
-            problem = _apply(state, record, forfeited, expected)
+        if replay.expected:
+            return Disagreement(index, f"{kind} but the rules give {replay.expected[0]['type']} first")
+        if kind == "action":
+            problem = replay.action(index, record)
             if problem:
                 return Disagreement(index, problem)
-        elif isinstance(record, GameEndRecord):
-            problem = _check_end(game.placements, state, record, forfeited)
+            disagreement = replay.joint()
+            if disagreement:
+                return disagreement
+        elif kind == "game_end":
+            if replay.batch:
+                return Disagreement(index, "game_end before every acting seat has acted")
+            problem = replay.end(record)
             if problem:
                 return Disagreement(index, problem)
             ended = True
-        else:  # a second header, or any record the referee never writes here
-            return Disagreement(index, f"unexpected {record.type} record")
+        else:  # a second header
+            return Disagreement(index, f"unexpected {kind} record")
     if not ended:
         return Disagreement(len(records) + 1, "the replay ends before game_end")
-    return None
-
-
-def _apply(
-    state: GameState,
-    record: ActionRecord,
-    forfeited: list[bool],
-    expected: list[tuple[str, dict[str, object]]],
-) -> str | None:
-    seat = state.to_move()
-    if seat is None:
-        return "an action after the game ended"
-    if record.seat != seat:
-        return f"seat {record.seat} acts but seat {seat} is to move"
-    if record.forced and not forfeited[seat]:
-        return f"a forced action for seat {seat}, which has no fault"
-    if forfeited[seat] and not record.forced:
-        return f"seat {seat} acts unforced after its fault"
-    try:
-        action = state.parse_action(record.model_dump(include={"action", "card"}))
-    except IllegalAction as err:
-        return f"illegal action for seat {seat}: {err}"
-    if record.forced and action != state.forced_action:
-        return f"a forced {record.action} for seat {seat}, but the referee forces {state.forced_action}"
-    step = state.apply(action)
-    got = record.model_dump(include={"action", "card", "drawn"}, exclude_none=True)
-    if got != step.record:
-        return f"action {got} but the rules give {step.record}"
-    expected.extend((t.type, t.record) for t in step.transitions)
-    return None
-
-
-def _check_end(
-    placements_of: Callable[[Sequence[int], Sequence[bool]], list[int]],
-    state: GameState,
-    record: GameEndRecord,
-    forfeited: list[bool],
-) -> str | None:
-    if state.to_move() is not None:
-        return "game_end while the game goes on"
-    want_placements = placements_of(state.scores, forfeited)
-    won = winners(want_placements, forfeited)
-    want = {
-        "scores": state.scores,
-        "winners": won,
-        "placements": want_placements,
-        "forfeited": forfeited,
-        "adjudicated": state.adjudicated,
-        "rounds": state.round,
-    }
-    got = record.model_dump(exclude={"type"})
-    if got != want:
-        return f"game_end {got} but the rules give {want}"
     return None

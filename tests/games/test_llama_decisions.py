@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from harness.games import BadOptions, IllegalAction, get_game
+from harness.games import BadOptions, IllegalAction, InvalidReply, get_game
 from harness.games.llama import LLAMA_GAME
 from harness.games.llama.rules import (
     DRAW,
@@ -79,15 +79,17 @@ def test_new_game_deals_from_the_seed() -> None:
     options = LLAMA_GAME.parse_options({})
     state = LLAMA_GAME.new_game(options, 3, 7)
     dealt = seeded_deal(Variant.STANDARD, 3, 7, 1)
-    assert state.first_transition.type == "round_start"
-    assert state.first_transition.record == {
+    assert state.begin().records == [
+        {
+        "type": "round_start",
         "round": 1,
         "first": 0,
         "hands": [list(h) for h in dealt.hands],
         "discard": dealt.discard,
         "stock": list(dealt.stock),
-    }
-    assert state.to_move() == 0
+        }
+    ]
+    assert state.current == 0
 
 
 @pytest.mark.parametrize("players", [0, 1, 7])
@@ -107,40 +109,40 @@ def test_a_deal_that_does_not_fit_is_refused() -> None:
 
 def test_seat_order_skips_quitters(table) -> None:
     state = table([FILL] * 4, discard=1, stock=[5] * 10)
-    state.apply(DRAW)
-    assert state.to_move() == 1
-    state.apply(QUIT)
-    state.apply(DRAW)
-    assert state.to_move() == 3
-    state.apply(DRAW)
-    assert state.to_move() == 0  # wraps
-    state.apply(DRAW)
-    assert state.to_move() == 2  # seat 1 has quit
-    state.apply(QUIT)
-    assert state.to_move() == 3
+    state.apply([DRAW])
+    assert state.current == 1
+    state.apply([QUIT])
+    state.apply([DRAW])
+    assert state.current == 3
+    state.apply([DRAW])
+    assert state.current == 0  # wraps
+    state.apply([DRAW])
+    assert state.current == 2  # seat 1 has quit
+    state.apply([QUIT])
+    assert state.current == 3
 
 
 def test_draw_forbidden_when_the_stock_is_empty(table) -> None:
     state = table([FILL, FILL, FILL], discard=1, stock=[6])
     assert DRAW in state.legal_actions()
-    state.apply(DRAW)
+    state.apply([DRAW])
     assert state.stock == []
     assert state.legal_actions() == [QUIT]
     with pytest.raises(IllegalAction, match="stock is empty"):
-        state.parse_action({"action": "draw"})
+        state.parse_action(state.current, {"action": "draw"})
 
 
 def test_draw_forbidden_when_only_one_player_is_left(table) -> None:
     state = table([FILL, FILL, FILL], discard=1, stock=[6] * 5)
-    state.apply(QUIT)
-    state.apply(QUIT)
-    assert state.to_move() == 2
+    state.apply([QUIT])
+    state.apply([QUIT])
+    assert state.current == 2
     assert state.legal_actions() == [QUIT]
 
 
 def test_stock_is_drawn_top_first_and_never_rebuilt(table) -> None:
     state = table([FILL, FILL], discard=1, stock=[1, 2, 3])
-    drawn = [state.apply(DRAW).record["drawn"] for _ in range(3)]
+    drawn = [state.apply([DRAW]).actions[0]["drawn"] for _ in range(3)]
     assert drawn == [1, 2, 3]
     assert state.stock == [] and DRAW not in state.legal_actions()
 
@@ -148,22 +150,23 @@ def test_stock_is_drawn_top_first_and_never_rebuilt(table) -> None:
 def test_round_ends_at_once_on_playing_out(table) -> None:
     state = table([[1, 4, 4, 4, 4, 4], [2] * 6, FILL], discard=1, stock=[5, 5])
     state.hands[1] = [2]  # seat 1 holds one playable card
-    state.apply(PLAY[1])
-    step = state.apply(PLAY[2])
-    types = [t.type for t in step.transitions]
+    state.apply([PLAY[1]])
+    step = state.apply([PLAY[2]])
+    types = [t["type"] for t in step.records]
     assert types == ["round_end", "round_start"]
-    end = step.transitions[0].record
+    end = step.records[0]
     assert end["penalties"] == [4, 0, 4]
-    assert state.round == 2 and state.to_move() == 1  # seat 2 never got another turn
+    assert state.round == 2 and state.current == 1  # seat 2 never got another turn
 
 
 def test_round_ends_when_everyone_has_quit(table) -> None:
     state = table([FILL, [1] * 6, [L] * 6], discard=1, stock=[5, 5])
-    state.apply(QUIT)
-    state.apply(QUIT)
-    step = state.apply(QUIT)
-    assert step.transitions[0].type == "round_end"
-    assert step.transitions[0].record == {
+    state.apply([QUIT])
+    state.apply([QUIT])
+    step = state.apply([QUIT])
+    assert step.records[0]["type"] == "round_end"
+    assert step.records[0] == {
+        "type": "round_end",
         "round": 1,
         "penalties": [4, 1, 10],
         "returned": [0, 0, 0],
@@ -173,16 +176,16 @@ def test_round_ends_when_everyone_has_quit(table) -> None:
 
 def test_parse_action_rejects_unknown_shapes(table) -> None:
     state = table([FILL, FILL], discard=1, stock=[5])
-    for data, message in [
-        ({"action": "pass"}, "unknown action 'pass'"),
-        ({}, "unknown action None"),
-        ({"action": "play", "card": 8}, "no such card 8"),
-        ({"action": "play", "card": "4"}, "no such card '4'"),
-        ({"action": "play"}, "no such card None"),
-        ({"action": "play", "card": 6}, "card not in hand"),
+    for data, error, message in [
+        ({"action": "pass"}, InvalidReply, "unknown action 'pass'"),
+        ({}, InvalidReply, "unknown action None"),
+        ({"action": "play", "card": 8}, InvalidReply, "no such card 8"),
+        ({"action": "play", "card": "4"}, InvalidReply, "no such card '4'"),
+        ({"action": "play"}, InvalidReply, "no such card None"),
+        ({"action": "play", "card": 6}, IllegalAction, "card not in hand"),
     ]:
-        with pytest.raises(IllegalAction, match=message):
-            state.parse_action(data)
+        with pytest.raises(error, match=message):
+            state.parse_action(state.current, data)
 
 
 # -- scoring and chip returns ------------------------------------------------------------
@@ -198,8 +201,8 @@ def test_playing_out_returns_a_chip(table, before: int, back: int) -> None:
     state = table([[2, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5]], discard=1, stock=[3])
     state.hands[0] = [2]
     state.scores = [before, 7]
-    step = state.apply(PLAY[2])
-    end = step.transitions[0].record
+    step = state.apply([PLAY[2]])
+    end = step.records[0]
     assert end["penalties"] == [0, 5]
     assert end["returned"] == [back, 0]
     assert end["scores"] == [before - back, 12]
@@ -208,16 +211,16 @@ def test_playing_out_returns_a_chip(table, before: int, back: int) -> None:
 def test_quitting_earns_no_return(table) -> None:
     state = table([[1, 1, 1, 1, 1, 1], FILL], discard=1, stock=[3])
     state.scores = [20, 20]
-    state.apply(QUIT)
-    step = state.apply(QUIT)
-    assert step.transitions[0].record["returned"] == [0, 0]
+    state.apply([QUIT])
+    step = state.apply([QUIT])
+    assert step.records[0]["returned"] == [0, 0]
     assert state.scores == [21, 24]
 
 
 def test_komary_round_scores_each_llama(table) -> None:
     state = table([[L, L, 1, 1, 1, 1], [L, 2, 2, 2, 2, 2]], discard=3, stock=[3], variant="komary")
-    state.apply(QUIT)
-    state.apply(QUIT)
+    state.apply([QUIT])
+    state.apply([QUIT])
     assert state.scores == [21, 12]
 
 
@@ -226,11 +229,12 @@ def test_komary_round_scores_each_llama(table) -> None:
 
 def _round_two_starter(table, rule: str, script: list) -> int:
     state = table([[1, 2, 4, 4, 4, 4], FILL, FILL], discard=1, stock=[5] * 5, next_starter=rule)
+    opening = state.begin().records[0]
     for action in script:
-        state.apply(action)
+        state.apply([action])
     assert state.round == 2
-    assert state.first_transition.record["first"] == 0  # round 1 always starts at seat 0
-    return state.to_move()
+    assert opening["first"] == 0  # round 1 always starts at seat 0
+    return state.current
 
 
 # seat 0 plays, 1 quits, 2 draws, 0 quits, 2 quits: ender 2, last play 0, rotate 1
@@ -258,36 +262,36 @@ def test_next_starter(table, rule: str, script: list, starter: int) -> None:
 def test_next_starter_after_playing_out(table, rule: str, starter: int) -> None:
     state = table([FILL, FILL, [2, 5, 5, 5, 5, 5]], discard=1, stock=[5], next_starter=rule)
     state.hands[2] = [2]
-    state.apply(QUIT)
-    state.apply(QUIT)
-    step = state.apply(PLAY[2])
-    assert step.transitions[-1].type == "round_start"
-    assert step.transitions[-1].record["first"] == starter == state.to_move()
+    state.apply([QUIT])
+    state.apply([QUIT])
+    step = state.apply([PLAY[2]])
+    assert step.records[-1]["type"] == "round_start"
+    assert step.records[-1]["first"] == starter == state.current
     assert state.quit == [False, False, False]  # quitting does not carry over
 
 
 def test_rotate_follows_the_previous_starter_not_the_ender(table) -> None:
     state = table([FILL, FILL, FILL], discard=1, stock=[5] * 5, next_starter="rotate")
     for _ in range(3):
-        state.apply(QUIT)
-    assert state.to_move() == 1
-    state.apply(QUIT)  # round 2: seat 1, 2, 0 quit; ender would be 0
-    state.apply(QUIT)
-    state.apply(QUIT)
-    assert state.round == 3 and state.to_move() == 2
+        state.apply([QUIT])
+    assert state.current == 1
+    state.apply([QUIT])  # round 2: seat 1, 2, 0 quit; ender would be 0
+    state.apply([QUIT])
+    state.apply([QUIT])
+    assert state.round == 3 and state.current == 2
 
 
 def test_last_play_forgets_plays_of_earlier_rounds(table) -> None:
     state = table([[1, 4, 4, 4, 4, 4], FILL, FILL], discard=1, stock=[5] * 5, next_starter="last_play")
-    state.apply(PLAY[1])
-    state.apply(QUIT)
-    state.apply(QUIT)
-    state.apply(QUIT)  # ender 0, last play 0
-    assert state.round == 2 and state.to_move() == 0
-    state.apply(QUIT)
-    state.apply(QUIT)
-    state.apply(QUIT)  # round 2: nobody plays; ender 2
-    assert state.round == 3 and state.to_move() == 2
+    state.apply([PLAY[1]])
+    state.apply([QUIT])
+    state.apply([QUIT])
+    state.apply([QUIT])  # ender 0, last play 0
+    assert state.round == 2 and state.current == 0
+    state.apply([QUIT])
+    state.apply([QUIT])
+    state.apply([QUIT])  # round 2: nobody plays; ender 2
+    assert state.round == 3 and state.current == 2
 
 
 # -- end of the game ---------------------------------------------------------------------
@@ -295,20 +299,20 @@ def test_last_play_forgets_plays_of_earlier_rounds(table) -> None:
 
 def test_end_score_option(table) -> None:
     state = table([FILL, [1] * 6], discard=1, stock=[5], end_score=5)
-    state.apply(QUIT)
-    state.apply(QUIT)
+    state.apply([QUIT])
+    state.apply([QUIT])
     assert state.scores == [4, 1] and not state.over
-    state.apply(QUIT)
-    step = state.apply(QUIT)
+    state.apply([QUIT])
+    step = state.apply([QUIT])
     assert state.scores == [8, 2] and state.over and not state.adjudicated
-    assert [t.type for t in step.transitions] == ["round_end"]
+    assert [t["type"] for t in step.records] == ["round_end"]
 
 
 def test_exactly_the_end_score_ends_the_game(table) -> None:
     state = table([FILL, FILL], discard=1, stock=[5])
     state.scores = [36, 35]
-    state.apply(QUIT)
-    state.apply(QUIT)
+    state.apply([QUIT])
+    state.apply([QUIT])
     assert state.scores == [40, 39] and state.over
 
 
@@ -316,18 +320,18 @@ def test_max_rounds_cap_adjudicates(table) -> None:
     state = table([[1] * 6, [1] * 6], discard=3, stock=[5], max_rounds=3)
     for _ in range(3):
         assert not state.over
-        state.apply(QUIT)
-        state.apply(QUIT)
+        state.apply([QUIT])
+        state.apply([QUIT])
     assert state.round == 3 and state.over and state.adjudicated
-    assert state.scores == [3, 3] and state.to_move() is None
+    assert state.scores == [3, 3] and state.current is None
     with pytest.raises(IllegalAction, match="over"):
-        state.apply(QUIT)
+        state.apply([QUIT])
 
 
 def test_end_score_wins_over_the_cap_in_the_last_round(table) -> None:
     state = table([[L] * 6, [1] * 6], discard=3, stock=[5], max_rounds=1, end_score=10)
-    state.apply(QUIT)
-    state.apply(QUIT)
+    state.apply([QUIT])
+    state.apply([QUIT])
     assert state.over and not state.adjudicated
 
 
@@ -344,7 +348,9 @@ def test_end_score_wins_over_the_cap_in_the_last_round(table) -> None:
 )
 def test_placements(scores: list[int], forfeited: list[bool], want: list[int]) -> None:
     assert placements(scores, forfeited) == want
-    assert LLAMA_GAME.placements(scores, forfeited) == want
+    state = LLAMA_GAME.new_game(LLAMA_GAME.parse_options({}), len(scores), 1)
+    state.scores = list(scores)
+    assert LLAMA_GAME.placements(state, forfeited) == want
 
 
 # -- options -----------------------------------------------------------------------------

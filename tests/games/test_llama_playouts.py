@@ -91,12 +91,16 @@ def check_legal(state: LlamaState, seat: int) -> list[Action]:
         {"action": "quit"},
     ]:
         try:
-            parsed = state.parse_action(wire)
+            parsed = state.parse_action(seat, wire)
         except IllegalAction:
             assert all(a.wire() != wire for a in legal)
         else:
             assert parsed in legal and parsed.wire() == wire
     return legal
+
+
+def _untyped(record: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in record.items() if k != "type"}
 
 
 def play(raw: dict[str, object], players: int, seed: int, policy: int, quit_rate: float) -> Playout:
@@ -106,45 +110,46 @@ def play(raw: dict[str, object], players: int, seed: int, policy: int, quit_rate
     out = Playout(state)
     rng = random.Random(policy)
     full_deck = Counter(deck(options.variant))
-    transition = state.first_transition
-    out.records.append((transition.type, transition.record))
+    opening = state.begin().records[0]
+    out.records.append((opening["type"], _untyped(opening)))
     pile = [state.discard]
     turns = 0
     round_cap = 2 * len(state.stock) + 7 * players
     totals = [0] * players
     limit = options.max_rounds * (MAX_ROUND_TURNS + 1)
     check_view(state)
-    while (seat := state.to_move()) is not None:
+    while (seat := state.current) is not None:
+        assert state.acting() == (seat,)
         assert len(out.actions) < limit, "the game does not end"
         assert not state.quit[seat] and state.hands[seat], "a seat with no turn to take is to move"
         legal = check_legal(state, seat)
         action = choose(rng, legal, quit_rate)
         hand_before = list(state.hands[seat])
-        step = state.apply(action)
+        step = state.apply([action])
         out.actions.append(action)
-        out.records.append(("action", {"seat": seat, **step.record}))
+        out.records.append(("action", {"seat": seat, **step.actions[0]}))
         turns += 1
         assert turns <= round_cap <= MAX_ROUND_TURNS
         if action.kind is Kind.PLAY:
             pile.append(action.card or 0)
-        for t in step.transitions:
-            out.records.append((t.type, t.record))
-            if t.type == "round_end":
-                body = t.record
+        for t in step.records:
+            out.records.append((t["type"], _untyped(t)))
+            if t["type"] == "round_end":
+                body = t
                 for s in range(players):
                     totals[s] += body["penalties"][s] - body["returned"][s]
                     if body["returned"][s]:
                         assert s == seat and action.kind is Kind.PLAY and hand_before == [action.card]
                 assert body["scores"] == totals == state.scores
             else:
-                assert t.record["round"] == state.round
-                pile = [t.record["discard"]]
+                assert t["round"] == state.round
+                pile = [t["discard"]]
                 turns = 0
-                round_cap = 2 * len(t.record["stock"]) + 7 * players
+                round_cap = 2 * len(t["stock"]) + 7 * players
         in_play = [c for hand in state.hands for c in hand] + state.stock + pile
         assert Counter(in_play) == full_deck
         check_view(state)
-    assert state.over and state.legal_actions() == []
+    assert state.over and state.legal_actions() == [] and state.acting() == ()
     assert state.round <= options.max_rounds
     reached = max(state.scores) >= options.end_score
     assert state.adjudicated == (not reached)
@@ -176,12 +181,12 @@ def test_same_seed_and_actions_give_identical_records(game: tuple) -> None:
     raw, players, seed, policy, quit_rate = game
     first = play(raw, players, seed, policy, quit_rate)
     state = LLAMA_GAME.new_game(LLAMA_GAME.parse_options(raw), players, seed)
-    records = [(state.first_transition.type, state.first_transition.record)]
+    records = [(r["type"], _untyped(r)) for r in state.begin().records]
     for action in first.actions:
-        seat = state.to_move()
-        step = state.apply(action)
-        records.append(("action", {"seat": seat, **step.record}))
-        records.extend((t.type, t.record) for t in step.transitions)
+        seat = state.current
+        step = state.apply([action])
+        records.append(("action", {"seat": seat, **step.actions[0]}))
+        records.extend((t["type"], _untyped(t)) for t in step.records)
     assert records == first.records
     assert state.scores == first.state.scores and state.round == first.state.round
 

@@ -46,9 +46,9 @@ def test_which_card_plays_on_which(table, top: int, card: int) -> None:
 def test_skipping_or_going_back_is_illegal(table, top: int, card: int) -> None:
     state = table([[card, card, 4, 4, 4, 4], [1] * 6], discard=top, stock=[2])
     with pytest.raises(IllegalAction, match=rf"play {card} on {top}: must be {top} or {next_card(top)}"):
-        state.parse_action({"action": "play", "card": card})
+        state.parse_action(state.current, {"action": "play", "card": card})
     with pytest.raises(IllegalAction):
-        state.apply(PLAY[card])
+        state.apply([PLAY[card]])
 
 
 # the published worked examples "How negative-point scoring works"
@@ -79,7 +79,7 @@ def test_faq_one_on_a_llama(table) -> None:
     state = table([[1, L, 4, 4, 4, 4], [2] * 6], discard=L, stock=[5])
     assert PLAY[1] in state.legal_actions()
     assert PLAY[L] in state.legal_actions()
-    state.apply(PLAY[1])
+    state.apply([PLAY[1]])
     assert state.discard == 1
 
 
@@ -90,24 +90,24 @@ def test_faq_no_llama_on_a_five(table) -> None:
 
 def test_faq_drawing_ends_the_turn(table) -> None:
     state = table([[4] * 6, [4] * 6, [4] * 6], discard=1, stock=[2, 3])
-    step = state.apply(DRAW)
-    assert step.record == {"action": "draw", "drawn": 2}
+    step = state.apply([DRAW])
+    assert step.actions[0] == {"action": "draw", "drawn": 2}
     assert state.hands[0].count(2) == 1
-    assert state.to_move() == 1  # the drawn 2 would be playable, but the turn is over
-    assert step.public == {"seat": 0, "action": "draw"}
+    assert state.current == 1  # the drawn 2 would be playable, but the turn is over
+    assert state.public[-1] == {"seat": 0, "action": "draw"}
 
 
 def test_faq_may_quit_holding_a_playable_card(table) -> None:
     state = table([[2, 4, 4, 4, 4, 4], [4] * 6], discard=1, stock=[5])
     assert PLAY[2] in state.legal_actions() and QUIT in state.legal_actions()
-    state.apply(QUIT)
-    assert state.quit[0] and state.to_move() == 1
+    state.apply([QUIT])
+    assert state.quit[0] and state.current == 1
 
 
 def test_faq_may_draw_holding_a_playable_card(table) -> None:
     state = table([[2, 4, 4, 4, 4, 4], [4] * 6], discard=1, stock=[5])
     assert DRAW in state.legal_actions()
-    state.apply(DRAW)
+    state.apply([DRAW])
     assert sorted(state.hands[0]) == [2, 4, 4, 4, 4, 4, 5]
 
 
@@ -118,27 +118,27 @@ def test_faq_duplicates_count_once() -> None:
 
 def test_faq_last_player_alone_may_play_but_not_draw(table) -> None:
     state = table([[4] * 6, [1, 2, 3, 5, 5, 5]], discard=1, stock=[6, 6])
-    state.apply(QUIT)  # seat 0 quits; seat 1 is alone
-    assert state.to_move() == 1
+    state.apply([QUIT])  # seat 0 quits; seat 1 is alone
+    assert state.current == 1
     assert state.legal_actions() == [PLAY[1], PLAY[2], QUIT]
     with pytest.raises(IllegalAction, match="no other player"):
-        state.parse_action({"action": "draw"})
-    state.apply(PLAY[2])
-    assert state.to_move() == 1  # alone, they keep the turn
-    state.apply(PLAY[3])
+        state.parse_action(state.current, {"action": "draw"})
+    state.apply([PLAY[2]])
+    assert state.current == 1  # alone, they keep the turn
+    state.apply([PLAY[3]])
     assert state.legal_actions() == [QUIT]  # 5 on 3 is not allowed, no draw
-    step = state.apply(QUIT)
-    assert step.transitions[0].type == "round_end"
+    step = state.apply([QUIT])
+    assert step.records[0]["type"] == "round_end"
 
 
 def test_faq_game_ends_after_the_round_where_someone_reaches_40(table) -> None:
     state = table([[4] * 6, [L, 6, 5, 4, 3, 2]], discard=1, stock=[6])
     state.scores = [0, 19]
-    state.apply(QUIT)
-    step = state.apply(QUIT)  # seat 1 scores 10 + 20 = 30 → 49
+    state.apply([QUIT])
+    step = state.apply([QUIT])  # seat 1 scores 10 + 20 = 30 → 49
     assert state.scores == [4, 49]
-    assert [t.type for t in step.transitions] == ["round_end"]
-    assert state.over and not state.adjudicated and state.to_move() is None
+    assert [t["type"] for t in step.records] == ["round_end"]
+    assert state.over and not state.adjudicated and state.current is None
     assert state.legal_actions() == []
 
 

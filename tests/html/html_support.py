@@ -88,8 +88,9 @@ def resimulate(records: list[Any]) -> dict[int, dict[str, Any]]:
         if isinstance(record, RoundStartRecord):
             ahead = False
         elif isinstance(record, ActionRecord):
-            step = state.apply(state.parse_action(record.model_dump(include={"action", "card"})))
-            ahead = ahead or bool(step.transitions)
+            action = state.parse_action(record.seat, record.model_dump(include={"action", "card"}))
+            step = state.apply([action])
+            ahead = ahead or bool(step.records)
         elif isinstance(record, RoundEndRecord):
             scores = list(state.scores)
             assert scores == record.scores

@@ -10,7 +10,9 @@ import pytest
 from helpers import ScriptedTransport
 
 from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind
-from harness.protocol.session import BotSession, encode
+from harness.games.base import InvalidReply
+from harness.games.llama.state import reply_action
+from harness.protocol.session import BotSession, encode, invalid_reply
 
 HELLO: dict[str, Any] = {"type": "hello", "protocol": 1, "game": "llama", "seat": 0}
 
@@ -25,6 +27,16 @@ def action(ident: int, act: str = "draw", **extra: Any) -> str:
 
 def session(fake: ScriptedTransport, move: float = 1.0) -> BotSession:
     return BotSession(fake, startup=5.0, move=move)
+
+
+def checked(asked: tuple[dict[str, Any], float]) -> tuple[dict[str, Any], float]:
+    """A L.L.A.M.A. reply whose fields are checked too, as the referee checks them."""
+    reply, _ = asked
+    try:
+        reply_action(reply)
+    except InvalidReply as err:
+        raise invalid_reply(reply, str(err)) from None
+    return asked
 
 
 def fault_of(call: Any) -> BotFault:
@@ -92,9 +104,9 @@ def test_ask_numbers_turns_and_takes_the_reply_with_the_matching_id() -> None:
     fake.expect({"type": "turn", "id": 2}, [action(2, "quit")])
     bot = session(fake)
     reply, elapsed = bot.ask(turn())
-    assert (reply.id, reply.action, reply.card) == (1, "play", 3)
+    assert (reply["id"], reply["action"], reply["card"]) == (1, "play", 3)
     assert 0.0 <= elapsed < 1.0
-    assert bot.ask(turn())[0].action == "quit"
+    assert bot.ask(turn())[0]["action"] == "quit"
     assert bot.stale == 0
     fake.assert_done()
 
@@ -105,21 +117,21 @@ def test_notify_expects_no_reply() -> None:
     fake.expect({"type": "turn", "id": 1}, [action(1)])
     bot = session(fake)
     bot.notify({"type": "round_end", "game": 1})
-    assert bot.ask(turn())[0].id == 1
+    assert bot.ask(turn())[0]["id"] == 1
     fake.assert_done()
 
 
 def test_extra_unknown_fields_are_ignored() -> None:
     fake = ScriptedTransport()
     fake.expect(None, [action(1, "play", card=7, why="because", debug={"x": [1, 2]})])
-    reply, _ = session(fake).ask(turn())
-    assert (reply.action, reply.card) == ("play", 7)
+    reply, _ = checked(session(fake).ask(turn()))
+    assert (reply["action"], reply["card"]) == ("play", 7)
 
 
 def test_a_carriage_return_before_the_newline_is_tolerated() -> None:
     fake = ScriptedTransport()
     fake.expect(None, [action(1) + "\r"])  # a bot on Windows line endings
-    assert session(fake).ask(turn())[0].action == "draw"
+    assert session(fake).ask(turn())[0]["action"] == "draw"
 
 
 def test_a_late_reply_to_an_earlier_turn_is_discarded() -> None:
@@ -130,7 +142,7 @@ def test_a_late_reply_to_an_earlier_turn_is_discarded() -> None:
     bot = session(fake)
     bot.ask(turn())
     reply, _ = bot.ask(turn())
-    assert (reply.id, reply.action, reply.card) == (2, "play", 4)
+    assert (reply["id"], reply["action"], reply["card"]) == (2, "play", 4)
     assert bot.stale == 1
     fake.assert_done()
 
@@ -141,7 +153,7 @@ def test_a_late_reply_of_the_wrong_shape_is_discarded_too() -> None:
     fake.expect({"id": 2}, [json.dumps({"type": "action", "id": 1, "action": "pass"}), action(2)])
     bot = session(fake)
     bot.ask(turn())
-    assert bot.ask(turn())[0].id == 2
+    assert bot.ask(turn())[0]["id"] == 2
     assert bot.stale == 1
 
 
@@ -210,7 +222,7 @@ def test_non_json_and_invalid_utf8_are_malformed(line: str | bytes) -> None:
 def test_valid_json_of_the_wrong_shape_is_invalid(reply: Any) -> None:
     fake = ScriptedTransport()
     fake.expect(None, [json.dumps(reply)])
-    fault = fault_of(lambda: session(fake).ask(turn()))
+    fault = fault_of(lambda: checked(session(fake).ask(turn())))
     assert fault.kind is FaultKind.INVALID
     assert "does not validate" in fault.detail or "answers no turn" in fault.detail
 
@@ -309,7 +321,7 @@ def test_a_bad_reply_after_a_notification_is_still_named_a_bad_reply() -> None:
     fake.expect({"type": "turn", "id": 1}, ['{"type":"action","id":1,"action":"pass"}'])
     bot = session(fake)
     bot.notify({"type": "round_start", "game": 1})
-    fault = fault_of(lambda: bot.ask(turn()))
+    fault = fault_of(lambda: checked(bot.ask(turn())))
     assert "does not validate" in fault.detail and "answers no turn" not in fault.detail
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
+from typing import Any
 
-from harness.games.base import BadOptions
+from pydantic import BaseModel
+
+from harness.games.base import BadOptions, GameState
 from harness.games.llama.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -16,12 +19,18 @@ from harness.games.llama.rules import (
     seeded_deal,
 )
 from harness.games.llama.state import LlamaState
+from harness.protocol.messages import RulesOptions
 
 
 class LlamaGame:
+    """L.L.A.M.A.: 2-6 players, one seat acts at a time, the lowest score wins."""
+
     name = "llama"
+    title = "L.L.A.M.A."
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    higher_wins = False
+    options_model: type[BaseModel] = RulesOptions
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping; raise BadOptions naming the bad field."""
@@ -53,8 +62,21 @@ class LlamaGame:
     def new_game(self, options: Options, players: int, seed: int) -> LlamaState:
         return LlamaState(options, players, partial(seeded_deal, options.variant, players, seed))
 
-    def placements(self, scores: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
-        return placements(scores, forfeited)
+    def placements(self, state: GameState, forfeited: Sequence[bool]) -> list[int]:
+        return placements(state.scores, forfeited)
+
+    def hello_fields(self, options: Options) -> dict[str, Any]:
+        """The variant, after ``game`` in hello and in the replay header (protocol v1)."""
+        return {"variant": options.variant.value}
+
+    def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
+        """Each seat's sum of round penalties (before chips are returned)."""
+        total: list[float] = []
+        for record in records:
+            if record.get("type") == "round_end":
+                penalties = record["penalties"]
+                total = [a + b for a, b in zip(total or [0.0] * len(penalties), penalties, strict=True)]
+        return {"penalty": total}
 
 
 LLAMA_GAME = LlamaGame()

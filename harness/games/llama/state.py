@@ -1,14 +1,16 @@
-"""The state of one L.L.A.M.A. game: whose turn, legal actions, apply, and each seat's view.
+"""The state of one L.L.A.M.A. game on the turn model of :mod:`harness.games.base`.
 
-Pure: every card comes from the injected ``dealer`` (round number → Deal).
+One seat acts at a time. Pure: every card comes from the injected ``dealer`` (round
+number → Deal). The public events of a round and each seat's cursor into them live
+here: a turn carries the events since that seat's last turn, a round's end the rest.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from harness.games.base import IllegalAction, Step, Transition
+from harness.games.base import IllegalAction, InvalidReply, Outcome
 from harness.games.llama.rules import (
     DRAW,
     HAND_SIZE,
@@ -28,9 +30,34 @@ from harness.games.llama.rules import (
 
 Dealer = Callable[[int], Deal]
 _PLAY, _DRAW = Kind.PLAY, Kind.DRAW  # enum attribute lookups are slow on the hot path
+_ACTING: tuple[tuple[int, ...], ...] = tuple((seat,) for seat in range(MAX_PLAYERS))
+_NOBODY: tuple[int, ...] = ()
+_KINDS = ("play", "draw", "quit")
 # (top, holds top, holds next, may draw) -> the legal actions and their wire form: at
 # most 56 positions, so a turn builds no list and hashes no action
 _LEGAL: dict[tuple[int, bool, bool, bool], tuple[list[Action], list[dict[str, object]]]] = {}
+# public events are never mutated once made: one dict per (seat, action), shared
+_EVENTS: dict[tuple[int, Action], dict[str, Any]] = {}
+
+
+def reply_action(reply: Mapping[str, Any]) -> Action:
+    """The action a reply names; raise InvalidReply for a reply of the wrong shape.
+
+    Exactly the semantics of the ``ActionReply`` model (strict types, extra keys
+    ignored, ``card`` checked whenever given, a play names its card); a test holds the
+    two together.
+    """
+    kind = reply.get("action")
+    card = reply.get("card")
+    if type(kind) is not str or kind not in _KINDS:
+        raise InvalidReply(f"unknown action {kind!r} (play, draw or quit)")
+    if card is not None and (type(card) is not int or not 1 <= card <= 7):
+        raise InvalidReply(f"no such card {card!r} (1-6, or 7 for a Llama)")
+    if kind == "play":
+        if card is None:
+            raise InvalidReply("no such card None (a play names its card)")
+        return PLAY[card]
+    return DRAW if kind == "draw" else QUIT
 
 
 class LlamaState:
@@ -55,27 +82,50 @@ class LlamaState:
         self.over = False
         self.adjudicated = False
         self.public: list[dict[str, Any]] = []  # public events of the current round
+        self.cursor = [0] * players  # per seat: the events it has been told of
         self._legal: list[Action] | None = None
         self._wire: list[dict[str, object]] = []
-        self.first_transition = self._start_round(0)
+        self._opening = self._start_round(0)
 
-    # -- the turn ---------------------------------------------------------------------
+    # -- the turn model ---------------------------------------------------------------
 
-    def to_move(self) -> int | None:
-        """Return the seat to act, or None when the game is over."""
-        return self.current
+    def begin(self) -> Outcome:
+        """The first deal: its record, and each seat's round_start."""
+        return Outcome(records=[self._opening], notices=self._round_notices())
+
+    def acting(self) -> tuple[int, ...]:
+        """The seat to act, alone; () when the game is over."""
+        return _NOBODY if self.current is None else _ACTING[self.current]
+
+    def turn(self, seat: int) -> dict[str, Any]:
+        """The body of ``seat``'s turn: its view, its legal actions, the events since its last turn."""
+        hands = self.hands
+        return {
+            "seat": seat,
+            "round": self.round,
+            "hand": sorted(hands[seat]),
+            "discard": self.discard,
+            "stock": len(self.stock),
+            "players": [
+                {"cards": len(hand), "quit": quit, "score": score}
+                for hand, quit, score in zip(hands, self.quit, self.scores, strict=True)
+            ],
+            "legal": self.legal_wire(),
+            "events": self.public[self.cursor[seat] :],
+        }
 
     def can_draw(self) -> bool:
         if not self.stock:
             return False
         return self.quit.count(False) > 1
 
-    def legal_actions(self) -> list[Action]:
-        """Return the legal actions of the seat to move: plays (one per value), draw, quit.
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """The legal actions of the seat to move (none for another seat): plays, draw, quit.
 
         The list is shared (cached per turn, and across positions alike): do not mutate it.
         """
-        # the referee asks for them to build the turn, to parse and to apply
+        if seat is not None and seat != self.current:
+            return []
         if self._legal is None:
             self._legal, self._wire = self._lookup()
         return self._legal
@@ -101,20 +151,14 @@ class LlamaState:
             found = _LEGAL[key] = (actions, [action.wire() for action in actions])
         return found
 
-    def parse_action(self, data: Mapping[str, Any]) -> Action:
-        """Turn a wire action into an :class:`Action`; raise IllegalAction if not legal now."""
-        kind = data.get("action")
-        if kind == "play":
-            card = data.get("card")
-            action = PLAY.get(card) if isinstance(card, int) else None
-            if action is None:
-                raise IllegalAction(f"no such card {card!r}")
-        elif kind == "draw":
-            action = DRAW
-        elif kind == "quit":
-            action = QUIT
-        else:
-            raise IllegalAction(f"unknown action {kind!r}")
+    def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Action:
+        """The action ``reply`` names for ``seat``: InvalidReply if malformed, IllegalAction if not legal now.
+
+        Keys other than ``action`` and ``card`` are ignored (a replay's ``drawn`` too).
+        """
+        action = reply_action(reply)
+        if seat != self.current:
+            raise IllegalAction(f"seat {seat} is not to move")
         if action not in self.legal_actions():
             raise IllegalAction(self._why_illegal(action))
         return action
@@ -130,13 +174,18 @@ class LlamaState:
             return "draw: the stock is empty"
         return "draw: no other player is still in the round"
 
-    forced_action = QUIT
+    def forced_action(self, seat: int) -> Action:
+        """What the referee plays for a faulted seat: it quits the round."""
+        return QUIT
 
-    def apply(self, action: Action) -> Step:
-        """Apply a legal ``action`` for the seat to move. Raise IllegalAction otherwise."""
+    def apply(self, actions: Sequence[Action]) -> Outcome:
+        """Apply the action of the seat to move (a one-item joint action). Raise IllegalAction otherwise."""
         seat = self.current
         if seat is None:
             raise IllegalAction("the game is over")
+        if len(actions) != 1:
+            raise IllegalAction(f"one action expected (seat {seat}), got {len(actions)}")
+        action = actions[0]
         if action not in self.legal_actions():
             raise IllegalAction(self._why_illegal(action))
         hand = self.hands[seat]
@@ -147,23 +196,25 @@ class LlamaState:
             hand.remove(card)
             self.discard = card
             self.last_player_to_play = seat
-            record = {"action": "play", "card": card}
-            public = {"seat": seat, "action": "play", "card": card}
+            record = action.wire()
         elif action.kind is _DRAW:
             drawn = self.stock.pop()
             hand.append(drawn)
             record = {"action": "draw", "drawn": drawn}
-            public = {"seat": seat, "action": "draw"}
         else:
             self.quit[seat] = True
-            record = {"action": "quit"}
-            public = {"seat": seat, "action": "quit"}
-        self.public.append(public)
+            record = action.wire()
+        event = _EVENTS.get((seat, action))
+        if event is None:
+            event = _EVENTS[(seat, action)] = {"seat": seat, **action.wire()}
+        public = self.public
+        public.append(event)
+        self.cursor[seat] = len(public)
         self.last_actor = seat
         if not hand or all(self.quit):
-            return Step(record=record, public=public, transitions=self._end_round(seat))
+            return self._end_round(seat, record)
         self.current = self._next_active(seat)
-        return Step(record=record, public=public, transitions=[])
+        return Outcome(actions=[record])
 
     def _next_active(self, seat: int) -> int:
         for step in range(1, self.players + 1):
@@ -174,7 +225,7 @@ class LlamaState:
 
     # -- rounds -----------------------------------------------------------------------
 
-    def _start_round(self, first: int) -> Transition:
+    def _start_round(self, first: int) -> dict[str, Any]:
         self.round += 1
         deal = self._dealer(self.round)
         if len(deal.hands) != self.players or any(len(h) != HAND_SIZE for h in deal.hands):
@@ -187,18 +238,22 @@ class LlamaState:
         self._legal = None
         self.last_player_to_play = None
         self.public = []
-        return Transition(
-            "round_start",
-            {
-                "round": self.round,
-                "first": first,
-                "hands": [list(hand) for hand in deal.hands],
-                "discard": deal.discard,
-                "stock": list(deal.stock),
-            },
-        )
+        self.cursor = [0] * self.players
+        return {
+            "type": "round_start",
+            "round": self.round,
+            "first": first,
+            "hands": [list(hand) for hand in deal.hands],
+            "discard": deal.discard,
+            "stock": list(deal.stock),
+        }
 
-    def _end_round(self, ender: int) -> list[Transition]:
+    def _round_notices(self) -> list[tuple[int, dict[str, Any]]]:
+        return [
+            (seat, {"type": "round_start", **self.round_start_notice(seat)}) for seat in range(self.players)
+        ]
+
+    def _end_round(self, ender: int, action: dict[str, Any]) -> Outcome:
         variant = self.options.variant
         penalties = [0 if not hand else penalty(hand, variant) for hand in self.hands]
         returned = [0] * self.players
@@ -208,24 +263,29 @@ class LlamaState:
         for seat in range(self.players):
             self.scores[seat] += penalties[seat] - returned[seat]
         self.current = None
-        transitions = [
-            Transition(
-                "round_end",
-                {
-                    "round": self.round,
-                    "penalties": penalties,
-                    "returned": returned,
-                    "scores": list(self.scores),
-                },
-            )
-        ]
+        body = {
+            "round": self.round,
+            "penalties": penalties,
+            "returned": returned,
+            "scores": list(self.scores),
+        }
+        public, cursor = self.public, self.cursor
+        outcome = Outcome(
+            actions=[action],
+            records=[{"type": "round_end", **body}],
+            notices=[
+                (seat, {"type": "round_end", **body, "events": public[cursor[seat] :]})
+                for seat in range(self.players)
+            ],
+        )
         if max(self.scores) >= self.options.end_score:
             self.over = True
         elif self.round >= self.options.max_rounds:
             self.over = self.adjudicated = True
         else:
-            transitions.append(self._start_round(self._next_starter(ender)))
-        return transitions
+            outcome.records.append(self._start_round(self._next_starter(ender)))
+            outcome.notices.extend(self._round_notices())
+        return outcome
 
     def _next_starter(self, ender: int) -> int:
         rule = self.options.next_starter
@@ -251,10 +311,10 @@ class LlamaState:
         }
 
     def round_start_notice(self, seat: int) -> dict[str, Any]:
-        """The start of a round as ``seat`` sees it."""
+        """The start of a round as ``seat`` sees it (without ``type``)."""
         view = self.view(seat)
         view["first"] = self.starter
         return view
 
 
-__all__ = ["Dealer", "LlamaState"]
+__all__ = ["Dealer", "LlamaState", "reply_action"]
