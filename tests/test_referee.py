@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakePlayer
 from helpers import copy_bot, fault_bot, time_limit
 from simultaneous_game import PICK
 
@@ -21,6 +21,35 @@ from harness.referee import play_game
 class Sink(list[dict[str, Any]]):
     def write(self, record: dict[str, Any]) -> None:
         self.append(record)
+
+
+class FakePlayer:
+    """A Player that picks at random among ``turn["legal"]`` and keeps every message."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        self.name, self.version = name, "1"
+        self.rng = random.Random(seed)
+        self.turns = 0
+        self.messages: list[dict[str, Any]] = []
+        self.turn: dict[str, Any] = {}
+
+    def begin(self, game_start: dict[str, Any]) -> None:
+        self.messages.append(game_start)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+
+    def send_turn(self, turn: dict[str, Any]) -> None:
+        self.turns += 1
+        turn["id"] = self.turns
+        self.turn = turn
+        self.messages.append(turn)
+
+    def receive(self) -> tuple[dict[str, Any], float]:
+        return {"type": "action", "id": self.turns, **self.rng.choice(self.turn["legal"])}, 0.001
+
+    def faulted(self) -> str:
+        return ""
 
 
 class Liar(FakePlayer):
