@@ -1,6 +1,7 @@
-"""League benchmarks: throughput with 1 and 2 workers, rating 100,000 stored games, flat memory.
+"""League benchmarks: throughput with 1 and 2 workers, rating 100,000 and 1,000,000 stored games, flat memory.
 
-Run as ``python bench/league.py`` from the repository root (about two minutes).
+Run as ``python bench/league.py`` from the repository root (about three minutes; ``--fit-only``
+for the ratings figures alone).
 Figures go to stdout; see docs/league.md for the numbers measured on the reference box.
 """
 
@@ -8,22 +9,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.league.config import Overrides, resolve  # noqa: E402
 from harness.league.runner import JobOutcome, run_league  # noqa: E402
-from harness.league.schedule import make_schedule  # noqa: E402
-from harness.league.standings import render, report_data  # noqa: E402
-from harness.league.store import DB_NAME, GameRow, Store  # noqa: E402
+from harness.league.schedule import iter_schedule  # noqa: E402
+from harness.league.store import DB_NAME, Store  # noqa: E402
 
 SAMPLE_BOTS = ROOT / "sample_bots"
 
@@ -36,39 +39,71 @@ def throughput(work: Path, jobs: int, games: int) -> float:
     return run.played / (time.perf_counter() - started)
 
 
-def fit_time(work: Path, games: int) -> tuple[float, float, float]:
-    """Seconds to store, to rate (table) and to build report data for ``games`` synthetic games."""
+def synthetic_store(folder: Path, games: int) -> float:
+    """Store ``games`` synthetic games (8 bots, tables of 4, duplicate deals); return the seconds taken.
+
+    Places: strength + noise (bots 200 Elo-ish apart). Written with one transaction
+    rather than job by job, so that a million games take a few tens of seconds.
+    """
     names = [f"bot{i}" for i in range(8)]
-    strength = {name: 200.0 * i for i, name in enumerate(names)}
-    rng = random.Random(5)
-    jobs = make_schedule(names, 4, games, seed=5)
-    folder = work / "synthetic"
-    folder.mkdir()
+    strength = np.arange(8) * 200.0
+    rng = np.random.default_rng(5)
+    folder.mkdir(parents=True)
     started = time.perf_counter()
     with Store(folder / DB_NAME) as store:
-        store.create({"synthetic": True}, {"synthetic": True}, [(n, "-", "-", "1") for n in names], jobs)
-        for job in jobs:
-            rows = []
-            for game in job.games:
-                # Plackett-Luce-ish: sort by strength plus noise
-                noisy = {n: strength[n] + rng.gauss(0, 400) for n in game.seating}
-                order = sorted(game.seating, key=lambda n: -noisy[n])
-                places = tuple(order.index(n) + 1 for n in game.seating)
-                rows.append(
-                    GameRow(
-                        game.game_id, game.seating, tuple(10 * p for p in places), places,
-                        (False,) * 4, tuple(5 * p for p in places), 5, 60, False, "-",
-                    )
-                )
-            store.commit_job(job.job_id, rows)
-    stored = time.perf_counter() - started
+        store.create(
+            {"synthetic": True}, {"synthetic": True}, [(n, "-", "-", "1") for n in names],
+            iter_schedule(names, 4, games, seed=5),
+        )
+        seatings = store.db.execute("SELECT game_id, seating FROM games ORDER BY game_id").fetchall()
+        index = {n: i for i, n in enumerate(names)}
+        bots = np.array([[index[n] for n in json.loads(seating)] for _, seating in seatings])
+        noisy = strength[bots] + rng.normal(0, 400, size=bots.shape)
+        places = (np.argsort(np.argsort(-noisy, axis=1), axis=1) + 1).tolist()
+        with store.db:
+            store.db.executemany(
+                "INSERT INTO results VALUES (?, 5, 60, 0, '-')", ((g,) for g, _ in seatings)
+            )
+            store.db.executemany(
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, 0, ?)",
+                (
+                    (g, seat, names[int(bots[i, seat])], 10 * p[seat], p[seat], 5 * p[seat])
+                    for i, ((g, _), p) in enumerate(zip(seatings, places, strict=True))
+                    for seat in range(4)
+                ),
+            )
+            store.db.execute("UPDATE jobs SET done = 1")
+    return time.perf_counter() - started
+
+
+def rate(folder: Path, fmt: str) -> dict[str, float]:
+    """Run ``llama-harness ratings`` on ``folder`` in a child: wall and CPU seconds, peak RSS (MiB)."""
     started = time.perf_counter()
-    render(folder, "table")
-    table = time.perf_counter() - started
-    started = time.perf_counter()
-    report_data(folder)
-    report = time.perf_counter() - started
-    return stored, table, report
+    child = subprocess.Popen(
+        [sys.executable, "-m", "harness", "ratings", str(folder), "--format", fmt], stdout=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own CPU time and peak RSS
+    child.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if child.returncode:
+        raise SystemExit(f"ratings {folder} failed with exit code {child.returncode}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024}
+
+
+def fit_time(work: Path, games: int) -> tuple[float, dict[str, float], dict[str, float]]:
+    """Store ``games`` synthetic games, then rate them (table) and build the report data (json)."""
+    folder = work / f"synthetic-{games}"
+    stored = synthetic_store(folder, games)
+    return stored, rate(folder, "table"), rate(folder, "json")
+
+
+def schedule_memory(games: int) -> tuple[int, float]:
+    """Jobs and peak traced MiB of making a ``games``-game schedule lazily (30 bots, tables of 4)."""
+    tracemalloc.start()
+    count = sum(1 for _ in iter_schedule([f"b{i:02d}" for i in range(30)], 4, games, seed=1))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return count, peak / 2**20
 
 
 def make_fast_bots(folder: Path, count: int) -> Path:
@@ -114,9 +149,10 @@ def memory(work: Path, games: int) -> dict[str, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=320, help="games per throughput run")
-    parser.add_argument("--fit-games", type=int, default=100_000)
+    parser.add_argument("--fit-games", type=int, default=1_000_000, help="the big store (also a tenth of it)")
     parser.add_argument("--memory-games", type=int, default=400, help="the short league; the long one is 10x")
     parser.add_argument("--memory-child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--fit-only", action="store_true", help="only the ratings and schedule figures")
     args = parser.parse_args()
     if args.memory_child:
         bots, out, games = args.memory_child
@@ -126,14 +162,20 @@ def main() -> None:
         work = Path(tmp)
         print(f"league throughput, sample bots ({', '.join(p.name for p in sorted(SAMPLE_BOTS.iterdir()))}),"
               f" {args.games} games, table of 4, duplicate deals:")
-        one = throughput(work, 1, args.games)
-        print(f"  --jobs 1: {one:7.1f} games/s")
-        two = throughput(work, 2, args.games)
-        print(f"  --jobs 2: {two:7.1f} games/s   ratio {two / one:.2f}x")
-        stored, table, report = fit_time(work, args.fit_games)
-        print(f"ratings of {args.fit_games:,} stored games (8 bots, tables of 4):")
-        print(f"  store them: {stored:.1f} s · ratings table (load + fit + sequential): {table:.2f} s"
-              f" · report data (+ crosstable, 16 refits): {report:.2f} s")
+        if not args.fit_only:
+            one = throughput(work, 1, args.games)
+            print(f"  --jobs 1: {one:7.1f} games/s")
+            two = throughput(work, 2, args.games)
+            print(f"  --jobs 2: {two:7.1f} games/s   ratio {two / one:.2f}x")
+        for games in (args.fit_games // 10, args.fit_games):
+            stored, table, report = fit_time(work, games)
+            print(f"ratings of {games:,} stored games (8 bots, tables of 4; store them: {stored:.0f} s):")
+            for label, got in (("table (read + fit + sequential)", table), ("json (+ cross table, 16 refits)", report)):
+                print(f"  {label}: {got['wall']:.2f} s wall, {got['cpu']:.2f} s CPU, peak {got['rss_mib']:.0f} MiB")
+        jobs, peak = schedule_memory(args.fit_games)
+        print(f"schedule of {args.fit_games:,} games made lazily (30 bots): {jobs} jobs, peak {peak:.1f} MiB traced")
+        if args.fit_only:
+            return
         print("peak memory (main: VmHWM, workers: ru_maxrss), league of 5 fast random bots, --jobs 2:")
         for games in (args.memory_games, 10 * args.memory_games):
             figures = memory(work, games)

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -33,7 +33,7 @@ from harness.bots.process import become_subreaper, children_of, kill_tree, pid_a
 from harness.errors import HarnessError
 from harness.games import get_game
 from harness.league.config import GAME, LeagueConfig
-from harness.league.schedule import Job, make_schedule
+from harness.league.schedule import Job, iter_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
 from harness.replay.io import sync_filesystem
@@ -228,7 +228,7 @@ Listener = Callable[[JobOutcome], None]
 
 def prepare(
     config: LeagueConfig, folder: Path, force: bool, wrapper: Wrapper | None = None
-) -> tuple[Store, list[Job]]:
+) -> tuple[Store, Iterator[Job]]:
     """Build the bots, open or create the store, and return it with the jobs still to play.
 
     Raises HarnessError when the config or a bot changed under an existing league
@@ -247,8 +247,11 @@ def prepare(
         fresh = store.is_new()
         # the deals come from the league's secret: drawn once, kept in the store, reused on resume
         secret = (None if fresh else store.meta("secret")) or _secret_for(config)
-        jobs = _schedule(config, secret)
-        identity = {**config.identity(), "schedule": schedule_digest(jobs)}
+
+        def jobs() -> Iterator[Job]:  # made lazily, as often as needed: memory stays flat
+            return _schedule(config, secret)
+
+        identity = {**config.identity(), "schedule": schedule_digest(jobs())}
         if not fresh:
             problem = _changed(store, identity, digests)
             if problem and not force:
@@ -260,16 +263,15 @@ def prepare(
                 shutil.rmtree(folder / REPLAYS, ignore_errors=True)
                 fresh = True
                 secret = _secret_for(config)
-                jobs = _schedule(config, secret)
-                identity = {**config.identity(), "schedule": schedule_digest(jobs)}
+                identity = {**config.identity(), "schedule": schedule_digest(jobs())}
         if fresh:
             rows = [(b.name, str(b.folder), digests[b.name], b.version) for b in config.bots]
-            store.create(identity, config.to_dict(), rows, jobs, secret=secret)
+            store.create(identity, config.to_dict(), rows, jobs(), secret=secret)
         done = store.done_jobs()
     except BaseException:
         store.close()
         raise
-    return store, [job for job in jobs if job.job_id not in done]
+    return store, (job for job in jobs() if job.job_id not in done)
 
 
 def _secret_for(config: LeagueConfig) -> str:
@@ -277,9 +279,9 @@ def _secret_for(config: LeagueConfig) -> str:
     return new_secret() if config.seed is None else seed_secret(config.seed)
 
 
-def _schedule(config: LeagueConfig, secret: str) -> list[Job]:
+def _schedule(config: LeagueConfig, secret: str) -> Iterator[Job]:
     seed = 0 if config.seed is None else config.seed  # orders the tables; the deals come from the secret
-    return make_schedule(config.names, config.table_size, config.games, seed, config.duplicate, secret)
+    return iter_schedule(config.names, config.table_size, config.games, seed, config.duplicate, secret)
 
 
 def _open_store(folder: Path, force: bool) -> Store:
@@ -304,12 +306,13 @@ def _open_store(folder: Path, force: bool) -> Store:
     return Store(path)
 
 
-def schedule_digest(jobs: list[Job]) -> str:
-    """A hash of the whole schedule: a resume must replay exactly the stored one."""
-    text = json.dumps(
-        [[job.job_id, job.bots, [[g.game_id, g.seed, g.seating] for g in job.games]] for job in jobs]
-    )
-    return hashlib.sha256(text.encode()).hexdigest()
+def schedule_digest(jobs: Iterable[Job]) -> str:
+    """A hash of the whole schedule (streamed): a resume must replay exactly the stored one."""
+    digest = hashlib.sha256()
+    for job in jobs:
+        text = json.dumps([job.job_id, job.bots, [[g.game_id, g.seed, g.seating] for g in job.games]])
+        digest.update(text.encode() + b"\n")
+    return digest.hexdigest()
 
 
 def _changed(store: Store, new: dict[str, Any], digests: dict[str, str]) -> str | None:
@@ -362,12 +365,13 @@ def _run(
     store, pending = prepare(config, folder, force, wrapper)
     with store:
         resumed, total = store.counts()
+        left = store.pending_jobs()
         if started is not None:
             started(store)
         specs = {bot.name: bot for bot in config.bots}
         # one parent for every bot's private temp folder of this run (a cluster's
         # workers use their own machine's)
-        temp_root = None if cluster or not pending else tempfile.mkdtemp(prefix="llama-league-")
+        temp_root = None if cluster or not left else tempfile.mkdtemp(prefix="llama-league-")
         secret = str(store.meta("secret") or "")
         tasks = (
             JobTask(
@@ -385,11 +389,11 @@ def _run(
             for job in pending
         )
         played = 0
-        if pending:
+        if left:
             # bots of a worker that dies (OOM killer) re-parent to us: swept at the end
             become_subreaper()
             try:
-                with open_executor(min(config.jobs, len(pending)), cluster, temp_root) as (executor, slots):
+                with open_executor(min(config.jobs, left), cluster, temp_root) as (executor, slots):
                     for outcome in _dispatch(executor, tasks, 2 * slots):
                         if store.commit_job(outcome.job_id, outcome.games):
                             played += len(outcome.games)

@@ -26,7 +26,7 @@ import itertools
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from harness.seeds import deal_seed, seed_secret
@@ -36,6 +36,7 @@ EXHAUSTIVE_LIMIT = 2000
 # Games per job: enough to amortise starting the bots.
 PLAIN_JOB_GAMES = 8
 GROUPS_PER_JOB = 8
+MAX_WAITING = 4096
 
 
 @dataclass(frozen=True)
@@ -72,26 +73,41 @@ def group_size(table_size: int) -> int:
 
 def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[tuple[str, ...]]:
     """``count`` tables of ``k`` bots from ``names``, balanced as described in the module doc."""
+    return list(iter_tables(names, k, seed, count))
+
+
+def iter_tables(names: Sequence[str], k: int, seed: int, count: int | None = None) -> Iterator[tuple[str, ...]]:
+    """``count`` tables (endless if None), made lazily, with their seating order shuffled.
+
+    Whole cycles over the combinations while ``count`` leaves room for one, then the
+    greedy pick (also the only pick when the combinations are many).
+    """
     pool = sorted(names)
     rng = random.Random(f"league:{seed}:tables")
-    tables: list[tuple[str, ...]] = []
-    combos: list[tuple[str, ...]] | None = None
-    if math.comb(len(pool), k) <= EXHAUSTIVE_LIMIT:
-        combos = list(itertools.combinations(pool, k))
-        while count - len(tables) >= len(combos):
-            cycle = combos[:]
-            rng.shuffle(cycle)
-            tables.extend(cycle)
+    seating = random.Random(f"league:{seed}:seating")
     played: Counter[str] = Counter()
     met: Counter[tuple[str, str]] = Counter()
 
-    def record(table: Sequence[str]) -> None:
+    def record(table: Sequence[str]) -> tuple[str, ...]:
         played.update(table)
         met.update(itertools.combinations(sorted(table), 2))
+        # a seeded seating order per table, so neighbours (who plays before whom) vary
+        order = list(table)
+        seating.shuffle(order)
+        return tuple(order)
 
-    for table in tables:
-        record(table)
-    while len(tables) < count:
+    left = math.inf if count is None else count
+    combos: list[tuple[str, ...]] | None = None
+    if math.comb(len(pool), k) <= EXHAUSTIVE_LIMIT:
+        combos = list(itertools.combinations(pool, k))
+        while left >= len(combos):
+            cycle = combos[:]
+            rng.shuffle(cycle)
+            for table in cycle:
+                yield record(table)
+            left -= len(combos)
+    while left > 0:
+        left -= 1
         if combos is not None:
             table = min(
                 combos,
@@ -101,28 +117,20 @@ def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[t
                     rng.random(),
                 ),
             )
-        else:
-            chosen: list[str] = []
-            for _ in range(k):
-                best = min(
-                    (b for b in pool if b not in chosen),
-                    key=lambda b: (
-                        played[b],
-                        sum(met[(min(b, c), max(b, c))] ** 2 for c in chosen),
-                        rng.random(),
-                    ),
-                )
-                chosen.append(best)
-            table = tuple(sorted(chosen))
-        tables.append(table)
-        record(table)
-    # A seeded seating order per table, so neighbours (who plays before whom) vary.
-    ordered = []
-    for table in tables:
-        order = list(table)
-        rng.shuffle(order)
-        ordered.append(tuple(order))
-    return ordered
+            yield record(table)
+            continue
+        chosen: list[str] = []
+        for _ in range(k):
+            best = min(
+                (b for b in pool if b not in chosen),
+                key=lambda b: (
+                    played[b],
+                    sum(met[(min(b, c), max(b, c))] ** 2 for c in chosen),
+                    rng.random(),
+                ),
+            )
+            chosen.append(best)
+        yield record(tuple(sorted(chosen)))
 
 
 def make_schedule(
@@ -133,7 +141,20 @@ def make_schedule(
     duplicate: bool = True,
     secret: str | None = None,
 ) -> list[Job]:
-    """The league's jobs: at least ``games`` games, rounded up to whole deal groups (jobs without duplicates).
+    """The league's jobs as a list (see `iter_schedule`)."""
+    return list(iter_schedule(names, table_size, games, seed, duplicate, secret))
+
+
+def iter_schedule(
+    names: Sequence[str],
+    table_size: int,
+    games: int,
+    seed: int,
+    duplicate: bool = True,
+    secret: str | None = None,
+) -> Iterator[Job]:
+    """The league's jobs, made lazily: at least ``games`` games, rounded up to whole deal
+    groups (jobs without duplicates). Memory stays flat at any length.
 
     ``seed`` orders the tables; every deal is hashed from ``secret`` (by default the
     public one ``seed`` stands for). Raises ValueError if ``table_size`` does not fit
@@ -143,13 +164,12 @@ def make_schedule(
     if not 2 <= table_size <= len(names):
         raise ValueError(f"table size {table_size!r} does not fit {len(names)} bots")
     if duplicate:
-        return _duplicate_jobs(names, table_size, games, seed, secret)
+        yield from _duplicate_jobs(names, table_size, games, seed, secret)
+        return
     per_job = table_size * max(1, PLAIN_JOB_GAMES // table_size)
-    jobs: list[Job] = []
+    count = max(1, math.ceil(games / per_job))
     game_id = 0
-    for job_id, order in enumerate(
-        choose_tables(names, table_size, max(1, math.ceil(games / per_job)), seed)
-    ):
+    for job_id, order in enumerate(iter_tables(names, table_size, seed, count)):
         scheduled: list[ScheduledGame] = []
         for index in range(per_job):
             game_id += 1
@@ -157,33 +177,53 @@ def make_schedule(
             seating = order[shift:] + order[:shift]
             game_seed = deal_seed(secret, "game", game_id)
             scheduled.append(ScheduledGame(game_id, seating, game_seed, f"g{game_id}"))
-        jobs.append(Job(job_id, order, tuple(scheduled)))
-    return jobs
+        yield Job(job_id, order, tuple(scheduled))
 
 
-def _duplicate_jobs(names: Sequence[str], table_size: int, games: int, seed: int, secret: str) -> list[Job]:
+def deal_group(group_id: int, order: Sequence[str], secret: str, first_game: int) -> list[ScheduledGame]:
+    """Deal group ``group_id`` at a table seated ``order``: its games from id ``first_game`` on."""
+    deal = deal_seed(secret, "group", group_id)
+    return [
+        ScheduledGame(first_game + index, seating, deal, f"d{group_id}")
+        for index, seating in enumerate(duplicate_seatings(order))
+    ]
+
+
+def batch_jobs(first_job: int, table: tuple[str, ...], batch: Sequence[Sequence[ScheduledGame]]) -> list[Job]:
+    """The jobs of a batch of groups at one table: job r plays the r-th seating of each group."""
+    return [
+        Job(first_job + index, table, tuple(group[index] for group in batch)) for index in range(len(batch[0]))
+    ]
+
+
+def _duplicate_jobs(names: Sequence[str], table_size: int, games: int, seed: int, secret: str) -> Iterator[Job]:
     size = group_size(table_size)
-    groups: list[list[ScheduledGame]] = []
-    game_id = 0
-    for group_id, order in enumerate(choose_tables(names, table_size, max(1, math.ceil(games / size)), seed)):
-        deal = deal_seed(secret, "group", group_id)
-        group = []
-        for seating in duplicate_seatings(order):
-            game_id += 1
-            group.append(ScheduledGame(game_id, seating, deal, f"d{group_id}"))
-        groups.append(group)
-    # batch the groups of one table, in schedule order
-    batches: list[tuple[tuple[str, ...], list[list[ScheduledGame]]]] = []
+    count = max(1, math.ceil(games / size))
+    # groups of one table wait to be batched (up to GROUPS_PER_JOB); at most
+    # MAX_WAITING groups wait in all, so memory stays flat with many distinct tables
     filling: dict[tuple[str, ...], list[list[ScheduledGame]]] = {}
-    for group in groups:
-        table = tuple(sorted(group[0].seating))
-        batch = filling.get(table)
-        if batch is None or len(batch) == GROUPS_PER_JOB:
-            batch = filling[table] = []
-            batches.append((table, batch))
+    waiting = 0
+    job_id = 0
+    game_id = 0
+    for group_id, order in enumerate(iter_tables(names, table_size, seed, count)):
+        group = deal_group(group_id, order, secret, game_id + 1)
+        game_id += len(group)
+        table = tuple(sorted(order))
+        batch = filling.setdefault(table, [])
         batch.append(group)
-    jobs: list[Job] = []
-    for table, batch in batches:
-        for index in range(size):
-            jobs.append(Job(len(jobs), table, tuple(group[index] for group in batch)))
-    return jobs
+        waiting += 1
+        if len(batch) == GROUPS_PER_JOB:
+            del filling[table]
+        elif waiting > MAX_WAITING:
+            table, batch = next(iter(filling.items()))  # the oldest
+            del filling[table]
+        else:
+            continue
+        waiting -= len(batch)
+        jobs = batch_jobs(job_id, table, batch)
+        job_id += len(jobs)
+        yield from jobs
+    for table, batch in filling.items():
+        jobs = batch_jobs(job_id, table, batch)
+        job_id += len(jobs)
+        yield from jobs

@@ -7,21 +7,28 @@ read-only; SQLite's WAL lets it read while the league writes).
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from harness.errors import HarnessError
-from harness.league.store import Store, StoredGame
-from harness.ratings import EloFit, GameResult, fit_elo, render_csv, render_table, sequential_elo
-from harness.referee import win_shares
+from harness.league.reader import SeatSums
+from harness.league.store import Store
+from harness.ratings import EloFit, fit_elo, render_csv, render_table, sequential_elo
+from harness.ratings.aggregate import Aggregate, aggregate
+from harness.ratings.columns import Results
+from harness.ratings.fit import history as fit_history
+from harness.ratings.render import fit_notes
+from harness.ratings.sequential import WINDOW
 
 HISTORY_POINTS = 16
 Anchor = tuple[str, float]
+# A rounded reference: the sequential Elo moves by ~K/2 a game, so digits below ten mean nothing.
+SEQUENTIAL_ROUNDING = 10
 
 
 @dataclass
@@ -53,41 +60,51 @@ class BotFigures:
 class Standings:
     config: dict[str, Any]
     bots: list[str]
-    games: list[StoredGame]
+    games: int
     figures: dict[str, BotFigures]
     faults: list[dict[str, Any]]
     fit: EloFit | None  # None until two bots have finished a game
-    sequential: dict[str, float]
+    sequential: dict[str, float]  # rounded, anchored like the fit
+    stats: Aggregate | None  # the fit's statistics (history checkpoints, cross table)
+    anchor: Anchor | None
 
 
-def rating_input(games: Sequence[StoredGame]) -> list[GameResult]:
-    """The rating fits' view of stored games (placements already put forfeits last)."""
-    return [GameResult(game.players, game.places, game.cluster) for game in games]
+def figures_of(results: Results, sums: SeatSums, faults: dict[str, int]) -> dict[str, BotFigures]:
+    """Per-bot games, win shares, score, penalty and rounds, from the columns."""
+    m = len(results.names)
+    sizes = results.sizes()
+    game_of_seat = np.repeat(np.arange(results.games), sizes)
+    won = (results.place == 1) & (results.forfeited == 0)
+    winners = np.add.reduceat(won.astype(np.int64), results.offsets[:-1]) if results.games else won
+    share = np.where(won, 1.0 / np.maximum(winners[game_of_seat], 1), 0.0)
+    games = np.bincount(results.bot, minlength=m)
+    wins = np.bincount(results.bot, share, minlength=m)
+    rounds = np.bincount(results.bot, sums.rounds[game_of_seat].astype(np.float64), minlength=m)
+    return {
+        name: BotFigures(
+            games=int(games[i]),
+            wins=float(wins[i]),
+            score_sum=sums.score.get(name, 0),
+            penalty_sum=sums.penalty.get(name, 0),
+            rounds=int(rounds[i]),
+            faults=faults.get(name, 0),
+        )
+        for i, name in enumerate(results.names)
+    }
 
 
-def figures_of(
-    games: Sequence[StoredGame], bots: Sequence[str], faults: dict[str, int]
-) -> dict[str, BotFigures]:
-    figures = {name: BotFigures(faults=faults.get(name, 0)) for name in bots}
-    for game in games:
-        shares = win_shares(game.places, game.forfeited)
-        for seat, name in enumerate(game.players):
-            fig = figures.setdefault(name, BotFigures())
-            fig.games += 1
-            fig.score_sum += game.scores[seat]
-            fig.penalty_sum += game.penalties[seat]
-            fig.rounds += game.rounds
-            fig.wins += shares[seat]
-    return figures
+def _marks(count: int, points: int = HISTORY_POINTS) -> list[int]:
+    if count == 0:
+        return []
+    return sorted({math.ceil(count * i / min(points, count)) for i in range(1, min(points, count) + 1)})
 
 
-def _fit(results: Sequence[GameResult], anchor: Anchor | None) -> EloFit | None:
-    if len({name for game in results for name in game.players}) < 2:
-        return None
-    try:
-        return fit_elo(results, anchor=anchor)
-    except ValueError as err:
-        raise HarnessError(f"--anchor: {err}") from None
+def _anchored_sequential(sequential: dict[str, float], anchor: Anchor | None) -> dict[str, float]:
+    """Shift the sequential Elo like the fit (the anchor bot at its rating), then round it."""
+    shift = 0.0
+    if anchor is not None and anchor[0] in sequential:
+        shift = anchor[1] - sequential[anchor[0]]
+    return {name: round(value + shift, -1) for name, value in sequential.items()}
 
 
 def load(folder: Path, anchor: Anchor | None = None) -> Standings:
@@ -95,18 +112,51 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
     with Store.open_league(folder) as store:
         config = store.meta("config") or {}
         bots = store.bots()
-        games = list(store.games())
+        results, sums = store.results()
         faults = store.faults()
         counts = store.fault_counts()
-    results = rating_input(games)
+    played = [name for name, n in zip(results.names, results.games_per_bot().tolist(), strict=True) if n]
+    fit: EloFit | None = None
+    stats: Aggregate | None = None
+    if len(played) >= 2:
+        if anchor is not None and anchor[0] not in played:
+            raise HarnessError(f"--anchor: anchor bot {anchor[0]!r} played no game; known bots: {played!r}")
+        rated = _rated(results)
+        stats = aggregate(rated, marks=_marks(rated.games))
+        try:
+            fit = fit_elo(rated, anchor=anchor, stats=stats)
+        except ValueError as err:
+            raise HarnessError(f"--anchor: {err}") from None
+    sequential = sequential_elo(results, window=WINDOW) if results.games else {}
     return Standings(
         config=config,
         bots=bots,
-        games=games,
-        figures=figures_of(games, bots, counts),
+        games=results.games,
+        figures=figures_of(results, sums, counts),
         faults=faults,
-        fit=_fit(results, anchor),
-        sequential=sequential_elo(results) if results else {},
+        fit=fit,
+        sequential=_anchored_sequential(sequential, anchor),
+        stats=stats,
+        anchor=anchor,
+    )
+
+
+def _rated(results: Results) -> Results:
+    """The results with only the bots that played (the fit's names)."""
+    per_bot = results.games_per_bot()
+    if bool((per_bot > 0).all()):
+        return results
+    keep = np.flatnonzero(per_bot > 0)
+    renumber = np.full(len(results.names), -1, dtype=np.int32)
+    renumber[keep] = np.arange(len(keep), dtype=np.int32)
+    return Results(
+        tuple(results.names[i] for i in keep),
+        results.offsets,
+        renumber[results.bot],
+        results.place,
+        results.forfeited,
+        results.cluster,
+        results.clusters,
     )
 
 
@@ -114,35 +164,29 @@ def _num(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def crosstable(games: Sequence[StoredGame]) -> dict[str, dict[str, dict[str, int]]]:
+def crosstable(stats: Aggregate | None) -> dict[str, dict[str, dict[str, int]]]:
     """a -> b -> wins, draws, losses of a against b, by placement in the games they shared."""
     table: dict[str, dict[str, dict[str, int]]] = {}
-    for game in games:
-        for i, j in itertools.permutations(range(len(game.players)), 2):
-            a, b = game.players[i], game.players[j]
-            cell = table.setdefault(a, {}).setdefault(b, {"wins": 0, "draws": 0, "losses": 0})
-            pa, pb = game.places[i], game.places[j]
-            cell["wins" if pa < pb else "draws" if pa == pb else "losses"] += 1
-    return table
+    if stats is None:
+        return table
+    names = stats.results.names
+    for (a, b), (losses, ties, wins) in zip(stats.idx[:, :2].tolist(), stats.counts.tolist(), strict=True):
+        for x, y, won, lost in ((a, b, wins, losses), (b, a, losses, wins)):
+            cell = table.setdefault(names[x], {}).setdefault(names[y], {"wins": 0, "draws": 0, "losses": 0})
+            cell["wins"] += won
+            cell["draws"] += ties
+            cell["losses"] += lost
+    return {a: dict(sorted(row.items())) for a, row in sorted(table.items())}
 
 
-def history(
-    games: Sequence[StoredGame], anchor: Anchor | None, points: int = HISTORY_POINTS
-) -> list[dict[str, Any]]:
-    """Batch Elo refitted at up to ``points`` checkpoints over game-id order."""
-    results = rating_input(games)
-    out: list[dict[str, Any]] = []
-    count = len(results)
-    marks = sorted({math.ceil(count * i / min(points, count)) for i in range(1, min(points, count) + 1)})
-    for mark in marks:
-        prefix = results[:mark]
-        names = {name for game in prefix for name in game.players}
-        if len(names) < 2:
-            continue
-        use = anchor if anchor is not None and anchor[0] in names else None
-        fit = fit_elo(prefix, anchor=use)
-        out.append({"games": mark, "ratings": {bot.name: _num(bot.rating) for bot in fit.bots}})
-    return out
+def history(stats: Aggregate | None, anchor: Anchor | None) -> list[dict[str, Any]]:
+    """Batch Elo refitted at up to ``HISTORY_POINTS`` checkpoints over game-id order."""
+    if stats is None:
+        return []
+    return [
+        {"games": mark, "ratings": {name: _num(r) for name, r in sorted(ratings.items(), key=lambda x: -x[1])}}
+        for mark, ratings in fit_history(stats, anchor)
+    ]
 
 
 def _ranked(standings: Standings) -> list[str]:
@@ -176,25 +220,34 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
                 "mean_score": _num(fig.mean_score),
                 "mean_penalty": _num(fig.mean_penalty),
                 "faults": fig.faults,
+                "edge": rated.edge if rated else None,
             }
         )
     return {
-        "games": len(standings.games),
+        "games": standings.games,
         "clusters": fit.clusters if fit else 0,
+        "notes": notes(standings),
         "bots": bots,
         "seats": [
             {"seat": s.seat, "advantage": _num(s.advantage), "ci95": _num(s.ci95)}
             for s in (fit.seats if fit else ())
         ],
         "los": {a: {b: _num(p) for b, p in row.items()} for a, row in (fit.los if fit else {}).items()},
-        "crosstable": crosstable(standings.games),
-        "history": history(standings.games, anchor),
+        "uninformative": [list(pair) for pair in (fit.uninformative if fit else ())],
+        "prior_draws": fit.prior if fit else None,
+        "crosstable": crosstable(standings.stats),
+        "history": history(standings.stats, anchor),
         "faults": [
             {key: fault[key] for key in ("game", "bot", "seat", "kind", "detail", "replay")}
             for fault in standings.faults
         ],
         "config": standings.config,
     }
+
+
+def notes(standings: Standings) -> list[str]:
+    """The notes printed under the table (prior, intervals, edges, blind pairs, sequential Elo)."""
+    return fit_notes(standings.fit, bool(standings.sequential)) if standings.fit else []
 
 
 def _extra(standings: Standings, text: bool) -> dict[str, dict[str, object]]:

@@ -13,13 +13,15 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.league.reader import SeatSums, read_results
 from harness.league.schedule import Job
+from harness.ratings.columns import Results
 
 DB_NAME = "league.db"
 LOCK_NAME = "league.lock"
@@ -187,10 +189,10 @@ class Store:
         identity: dict[str, Any],
         config: dict[str, Any],
         bots: Sequence[tuple[str, str, str, str]],
-        jobs: Sequence[Job],
+        jobs: Iterable[Job],
         secret: str = "",
     ) -> None:
-        """Record the config, the bots (name, folder, digest, version) and the whole schedule."""
+        """Record the config, the bots (name, folder, digest, version) and the whole schedule (streamed)."""
         try:
             with self.db:
                 self.db.execute("DELETE FROM meta")
@@ -207,18 +209,12 @@ class Store:
                     ],
                 )
                 self.db.executemany("INSERT INTO bots VALUES (?, ?, ?, ?)", bots)
-                self.db.executemany(
-                    "INSERT INTO jobs (job_id, bots) VALUES (?, ?)",
-                    ((job.job_id, json.dumps(job.bots)) for job in jobs),
-                )
-                self.db.executemany(
-                    "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
-                    (
-                        (g.game_id, job.job_id, g.cluster, g.seed, json.dumps(g.seating))
-                        for job in jobs
-                        for g in job.games
-                    ),
-                )
+                for job in jobs:
+                    self.db.execute("INSERT INTO jobs (job_id, bots) VALUES (?, ?)", (job.job_id, json.dumps(job.bots)))
+                    self.db.executemany(
+                        "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
+                        [(g.game_id, job.job_id, g.cluster, g.seed, json.dumps(g.seating)) for g in job.games],
+                    )
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
 
@@ -226,6 +222,9 @@ class Store:
 
     def done_jobs(self) -> set[int]:
         return {row[0] for row in self._query("SELECT job_id FROM jobs WHERE done = 1")}
+
+    def pending_jobs(self) -> int:
+        return int(self._query("SELECT count(*) FROM jobs WHERE done = 0")[0][0])
 
     def counts(self) -> tuple[int, int]:
         """(finished games, scheduled games)."""
@@ -291,6 +290,15 @@ class Store:
                 yield _stored(current)
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
+
+    def results(self) -> tuple[Results, SeatSums]:
+        """Every finished game as columns (game-id order), and the per-bot score sums."""
+        try:
+            return read_results(self.path, self.bots())
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+        except ValueError as err:
+            raise _damaged(self.path, sqlite3.DatabaseError(str(err))) from None
 
     def faults(self) -> list[dict[str, Any]]:
         rows = self._query(

@@ -6,14 +6,25 @@ same total weight per bot whatever its size. With per-seat advantages S,
 
     P(i beats j) = 1 / (1 + 10^(-(R_i + S_seat(i) - R_j - S_seat(j)) / 400)).
 
+A weak prior keeps every estimate finite: as in BayesElo, every pair of bots that
+met gets `PRIOR_DRAWS` virtual draws. A bot that never placed above an opponent
+(or never below one) would otherwise be rated at minus (plus) infinity.
+
 The pairs of one game, and the games of one duplicate-deal group, are not
 independent, so the model-based (inverse Hessian) errors would be too narrow.
 The errors here are cluster-robust (sandwich): H^-1 (sum_c g_c g_c^T) H^-1 with
 the small-sample factor G/(G-1), where g_c is the score summed over the pairs
-of cluster c.
+of cluster c; intervals use the t quantile with G - 1 degrees of freedom. For a
+bot at the edge (all wins or all losses) the sandwich says nothing (its scores
+are all near zero), so its error is the larger of the sandwich and the
+model-based one. Two bots whose scores cancel in every cluster (identical
+deterministic bots) have no robust error on their difference: the games hold no
+information on it, and the fit says so instead of giving a zero-width interval.
 
-Internally the fit works in natural units (Elo * ln10 / 400) with bot 0 as a
-fixed reference and the last seats free (seat 0 = minus their sum); ratings and
+The fit works on the sufficient statistics: pairs aggregated by (bot, bot, seat,
+seat), so a Newton step costs O(distinct rows) whatever the number of games.
+Internally it works in natural units (Elo * ln10 / 400) with bot 0 as a fixed
+reference and the last seats free (seat 0 = minus their sum); ratings and
 covariance are then mapped linearly to the requested anchoring.
 """
 
@@ -26,7 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from harness.ratings.aggregate import Aggregate, aggregate, cluster_meat
+from harness.ratings.columns import Results
 from harness.ratings.model import BotRating, EloFit, GameResult, SeatAdvantage
+from harness.ratings.tdist import interval_quantile, t_cdf
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -34,91 +48,37 @@ IntArray = npt.NDArray[np.int64]
 # Natural (logistic) units -> Elo points.
 ELO_PER_NAT = 400.0 / math.log(10.0)
 DEFAULT_MEAN = 1500.0
-Z95 = 1.96
+# Virtual draws per pair of bots that met (BayesElo's default prior).
+PRIOR_DRAWS = 2.0
 
-# Tiny ridge (natural units) so a bot that won or lost every comparison, or a
-# pool split into groups that never met, still has a finite optimum.
+# Tiny ridge (natural units) so a pool split into groups that never met still has a
+# unique optimum.
 RIDGE = 1e-6
 TOLERANCE = 1e-9
 MAX_ITERATIONS = 100
+# A robust variance below this share of the model-based one is zero: no information.
+NO_INFORMATION = 1e-9
 # Cap on the cells of the per-cluster score block, to bound memory on big pools.
 _SCORE_BLOCK_CELLS = 1 << 22
 
 
-@dataclass(frozen=True, slots=True)
-class _Pairs:
-    """All pairwise comparisons as flat arrays (one entry per pair)."""
-
-    idx: IntArray  # (pairs, 2 or 4): columns of the full parameter vector
-    sign: FloatArray  # (2 or 4,): +1/-1 coefficient of each column
-    outcome: FloatArray  # 1 = first bot placed better, 0.5 = tie, 0 = worse
-    weight: FloatArray  # 1/(n-1)
-    cluster: IntArray  # cluster index per pair
-
-
-@dataclass(frozen=True, slots=True)
-class _Layout:
-    """Names, counts and parameter layout of one data set."""
-
-    names: tuple[str, ...]
-    games_per_bot: tuple[int, ...]
-    seats: tuple[int, ...]  # seat indices that occur, ascending; empty if not fitted
-    clusters: int
-
-
-def _build(games: Sequence[GameResult], seat_advantage: bool) -> tuple[_Layout, _Pairs]:
-    """Turn games into pair arrays with one Python pass over the games."""
-    names = sorted({name for game in games for name in game.players})
-    index = {name: i for i, name in enumerate(names)}
-    counts = [0] * len(names)
-    cluster_index: dict[str, int] = {}
-    # Group games by table size so pairs can be expanded with numpy per size.
-    by_size: dict[int, tuple[list[list[int]], list[tuple[int, ...]], list[int]]] = {}
-    for game in games:
-        ids = [index[name] for name in game.players]
-        for i in ids:
-            counts[i] += 1
-        cid = cluster_index.setdefault(game.cluster, len(cluster_index))
-        rows, places, clusters = by_size.setdefault(len(ids), ([], [], []))
-        rows.append(ids)
-        places.append(game.places)
-        clusters.append(cid)
-
-    m = len(names)
-    seats = tuple(range(max(by_size))) if seat_advantage else ()
-    parts: list[tuple[IntArray, FloatArray, FloatArray, IntArray]] = []
-    for n, (rows, places, clusters) in sorted(by_size.items()):
-        ids_arr = np.asarray(rows, dtype=np.int64)
-        place_arr = np.asarray(places, dtype=np.int64)
-        first, second = np.triu_indices(n, 1)
-        a = ids_arr[:, first].ravel()
-        b = ids_arr[:, second].ravel()
-        pa = place_arr[:, first].ravel()
-        pb = place_arr[:, second].ravel()
-        outcome = np.where(pa < pb, 1.0, np.where(pa == pb, 0.5, 0.0))
-        columns = [a, b]
-        if seat_advantage:
-            # Seat s is parameter m + s because seats 0..max-1 all occur.
-            columns += [np.tile(first + m, len(rows)), np.tile(second + m, len(rows))]
-        pair_clusters = np.repeat(np.asarray(clusters, dtype=np.int64), len(first))
-        parts.append(
-            (
-                np.stack(columns, axis=1).astype(np.int64),
-                outcome,
-                np.full(len(a), 1.0 / (n - 1)),
-                pair_clusters,
-            )
-        )
-    sign = np.array([1.0, -1.0, 1.0, -1.0] if seat_advantage else [1.0, -1.0])
-    pairs = _Pairs(
-        idx=np.concatenate([p[0] for p in parts]),
-        sign=sign,
-        outcome=np.concatenate([p[1] for p in parts]),
-        weight=np.concatenate([p[2] for p in parts]),
-        cluster=np.concatenate([p[3] for p in parts]),
+def with_prior(
+    agg: Aggregate, wins: FloatArray, total: FloatArray
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Rows plus `PRIOR_DRAWS` virtual draws for every pair of bots with weight in ``total``."""
+    m = len(agg.results.names)
+    met = agg.idx[total > 0][:, :2]
+    lo, hi = np.minimum(met[:, 0], met[:, 1]), np.maximum(met[:, 0], met[:, 1])
+    pairs = np.unique(lo * m + hi)
+    prior_idx = [pairs // m, pairs % m]
+    if agg.k:  # the same seat column twice: the seat terms cancel
+        prior_idx += [np.full(len(pairs), m), np.full(len(pairs), m)]
+    idx = np.concatenate([agg.idx, np.stack(prior_idx, axis=1).astype(np.int64)])
+    return (
+        idx,
+        np.concatenate([wins, np.full(len(pairs), PRIOR_DRAWS / 2.0)]),
+        np.concatenate([total, np.full(len(pairs), PRIOR_DRAWS)]),
     )
-    layout = _Layout(tuple(names), tuple(counts), seats, len(cluster_index))
-    return layout, pairs
 
 
 def _reparametrisation(m: int, k: int) -> FloatArray:
@@ -141,22 +101,12 @@ def _sigmoid(d: FloatArray) -> FloatArray:
     return out
 
 
-class _Objective:
-    """Penalised negative log-likelihood on pairs aggregated by design row."""
+class Objective:
+    """Penalised negative log-likelihood on aggregated rows."""
 
-    def __init__(self, pairs: _Pairs, m: int, k: int) -> None:
+    def __init__(self, m: int, k: int, idx: IntArray, sign: FloatArray, wins: FloatArray, total: FloatArray) -> None:
         self.m, self.size = m, m + k
-        width = pairs.idx.shape[1]
-        # Many pairs share (bot, bot, seat, seat); aggregating them makes each
-        # Newton iteration cost O(distinct rows) instead of O(pairs).
-        keys = np.ravel_multi_index(tuple(pairs.idx.T), (self.size,) * width)
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        self.inverse = inverse.ravel()
-        self.idx = pairs.idx[first]
-        self.sign = pairs.sign
-        rows = len(first)
-        self.wins = np.bincount(self.inverse, pairs.weight * pairs.outcome, minlength=rows)
-        self.total = np.bincount(self.inverse, pairs.weight, minlength=rows)
+        self.idx, self.sign, self.wins, self.total = idx, sign, wins, total
         self.t = _reparametrisation(m, k)
         penalty = np.eye(self.size)
         penalty[:m, :m] -= 1.0 / m  # ridge on deviations from the mean: anchor-free
@@ -198,94 +148,79 @@ class _Objective:
         hess_full = hess_flat.reshape(self.size, self.size) + self.penalty
         return self.t.T @ grad_full, self.t.T @ hess_full @ self.t
 
-
-def _newton(objective: _Objective, q: int) -> FloatArray:
-    """Minimise the objective with damped Newton steps."""
-    beta = np.zeros(q)
-    current = objective.value(beta)
-    for _ in range(MAX_ITERATIONS):
-        grad, hess = objective.gradient_hessian(beta)
-        step = np.linalg.solve(hess, -grad)
-        # Halve the step until the objective does not rise (beyond rounding);
-        # a full Newton step can overshoot while a bot's rating runs away.
-        scale = 1.0
-        while scale > 1e-10:
-            candidate = beta + scale * step
-            value = objective.value(candidate)
-            if value <= current + 1e-12 * (1.0 + abs(current)):
+    def minimise(self) -> FloatArray:
+        """Damped Newton steps from zero."""
+        beta = np.zeros(self.t.shape[1])
+        current = self.value(beta)
+        for _ in range(MAX_ITERATIONS):
+            grad, hess = self.gradient_hessian(beta)
+            step = np.linalg.solve(hess, -grad)
+            # Halve the step until the objective does not rise (beyond rounding).
+            scale = 1.0
+            while scale > 1e-10:
+                candidate = beta + scale * step
+                value = self.value(candidate)
+                if value <= current + 1e-12 * (1.0 + abs(current)):
+                    break
+                scale *= 0.5
+            beta, current = candidate, value
+            if float(np.max(np.abs(scale * step), initial=0.0)) < TOLERANCE:
                 break
-            scale *= 0.5
-        beta, current = candidate, value
-        if float(np.max(np.abs(scale * step), initial=0.0)) < TOLERANCE:
-            break
-    return beta
+        return beta
 
 
-def _cluster_meat(objective: _Objective, pairs: _Pairs, beta: FloatArray, g: int) -> FloatArray:
-    """Sum over clusters of the outer product of cluster scores, full coordinates."""
-    p = _sigmoid(objective.diffs(beta))[objective.inverse]
-    score = pairs.weight * (pairs.outcome - p)
-    size = objective.size
-    order = np.argsort(pairs.cluster, kind="stable")
-    sorted_clusters = pairs.cluster[order]
-    block = max(1, _SCORE_BLOCK_CELLS // size)
-    meat = np.zeros((size, size))
-    for start in range(0, g, block):
-        stop = min(start + block, g)
-        lo, hi = np.searchsorted(sorted_clusters, [start, stop])
-        sel = order[lo:hi]
-        local = (sorted_clusters[lo:hi] - start) * size
-        scores = np.zeros((stop - start) * size)
-        for col, s in enumerate(pairs.sign):
-            scores += s * np.bincount(local + pairs.idx[sel, col], score[sel], minlength=len(scores))
-        per_cluster = scores.reshape(stop - start, size)
-        meat += per_cluster.T @ per_cluster
-    return meat
+@dataclass(frozen=True)
+class _Uncertainty:
+    """Robust and model-based covariances of the ratings, and who is at an edge."""
+
+    robust: FloatArray
+    model: FloatArray
+    edge: tuple[str | None, ...]
+
+    def pair_variance(self, i: int, j: int) -> tuple[float, bool]:
+        """Variance of R_i - R_j, and whether the games hold information on it."""
+        robust = float(self.robust[i, i] + self.robust[j, j] - 2.0 * self.robust[i, j])
+        model = float(self.model[i, i] + self.model[j, j] - 2.0 * self.model[i, j])
+        if self.edge[i] or self.edge[j]:
+            return max(robust, model), True
+        if math.isfinite(robust) and model > 0 and robust < NO_INFORMATION * model:
+            return math.nan, False
+        return robust, True
+
+    def variance(self, i: int) -> float:
+        robust, model = float(self.robust[i, i]), float(self.model[i, i])
+        if self.edge[i]:
+            return max(robust, model)
+        if math.isfinite(robust) and model > 0 and robust < NO_INFORMATION * model:
+            return math.nan
+        return robust
 
 
-def _normal_cdf(z: float) -> float:
-    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
-
-
-def _los(names: tuple[str, ...], ratings: FloatArray, cov: FloatArray) -> dict[str, dict[str, float]]:
-    """Likelihood of superiority for every ordered pair of distinct bots."""
-    out: dict[str, dict[str, float]] = {}
-    for i, a in enumerate(names):
-        row: dict[str, float] = {}
-        for j, b in enumerate(names):
-            if i == j:
-                continue
-            diff = float(ratings[i] - ratings[j])
-            var = float(cov[i, i] + cov[j, j] - 2.0 * cov[i, j])
-            if math.isnan(var):
-                row[b] = math.nan
-            elif var > 0.0:
-                row[b] = _normal_cdf(diff / math.sqrt(var))
-            else:
-                # No uncertainty left (e.g. fully determined): the sign decides.
-                row[b] = 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
-        out[a] = row
-    return out
-
-
-def _se(cov: FloatArray) -> FloatArray:
-    out: FloatArray = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    return out
+def _edges(agg: Aggregate) -> tuple[str | None, ...]:
+    """'never won' / 'never lost' per bot (by placement against an opponent), else None."""
+    return tuple(
+        "never won" if score <= 0.0 else "never lost" if score >= total else None
+        for score, total in zip(agg.bot_score.tolist(), agg.bot_total.tolist(), strict=True)
+    )
 
 
 def fit_elo(
-    games: Sequence[GameResult],
+    games: Sequence[GameResult] | Results,
     *,
     anchor: tuple[str, float] | None = None,
     seat_advantage: bool = True,
+    stats: Aggregate | None = None,
 ) -> EloFit:
-    """Fit Elo ratings (and seat advantages) to game results by maximum likelihood.
+    """Fit Elo ratings (and seat advantages) to game results by maximum a-posteriori likelihood.
 
     Args:
-        games: finished games; each pair of bots at a table is one comparison.
+        games: finished games (objects or columns); each pair of bots at a table is
+            one comparison.
         anchor: `(name, rating)` to pin that bot's rating exactly; by default
             the ratings are shifted so their mean is 1500.
         seat_advantage: fit one advantage per seat index (summing to zero).
+        stats: the statistics of ``games`` already aggregated (`aggregate`), whose
+            bots all played; saves a pass over the games.
 
     Returns:
         The fit, with cluster-robust standard errors clustered on
@@ -296,30 +231,38 @@ def fit_elo(
         ValueError: if `games` is empty, involves fewer than two bots, or the
             anchor names a bot that played no game or has a non-finite rating.
     """
-    if not games:
+    results = games if isinstance(games, Results) else Results.from_games(games)
+    if results.games == 0:
         raise ValueError("cannot fit ratings: no games given")
-    layout, pairs = _build(games, seat_advantage)
-    names = layout.names
-    m, k = len(names), len(layout.seats)
-    if m < 2:
-        raise ValueError(f"cannot fit ratings: need at least two bots, got {list(names)!r}")
+    names = results.names
+    per_bot = results.games_per_bot()
+    present = [name for i, name in enumerate(names) if per_bot[i] > 0]
+    if len(present) < 2:
+        raise ValueError(f"cannot fit ratings: need at least two bots, got {present!r}")
+    if len(present) < len(names):  # names of the store that played no game yet
+        results = _compact(results, per_bot)
+        names, per_bot = results.names, results.games_per_bot()
     if anchor is not None and anchor[0] not in names:
         raise ValueError(f"anchor bot {anchor[0]!r} played no game; known bots: {list(names)!r}")
     if anchor is not None and not math.isfinite(anchor[1]):
         raise ValueError(f"anchor rating must be a finite number, got {anchor[1]!r}")
 
-    objective = _Objective(pairs, m, k)
-    q = objective.t.shape[1]
-    beta = _newton(objective, q)
+    m = len(names)
+    agg = stats if stats is not None and stats.results is results else aggregate(results, seat_advantage)
+    k = agg.k
+    idx, wins, total = with_prior(agg, agg.wins, agg.total)
+    objective = Objective(m, k, idx, agg.sign, wins, total)
+    beta = objective.minimise()
+    _, hess = objective.gradient_hessian(beta)
+    bread = np.linalg.inv(hess)
 
-    g = layout.clusters
+    g = results.clusters
     if g >= 2:
-        _, hess = objective.gradient_hessian(beta)
-        bread = np.linalg.inv(hess)
-        meat = objective.t.T @ _cluster_meat(objective, pairs, beta, g) @ objective.t
+        p_rows = _sigmoid(objective.diffs(beta))[: len(agg.wins)]
+        meat = objective.t.T @ cluster_meat(agg, p_rows) @ objective.t
         cov_beta = (g / (g - 1)) * (bread @ meat @ bread)
     else:
-        cov_beta = np.full((q, q), math.nan)
+        cov_beta = np.full(bread.shape, math.nan)
 
     # Linear map from beta to anchored Elo ratings: R = M beta + offset.
     if anchor is None:
@@ -331,44 +274,116 @@ def fit_elo(
         offset = float(anchor[1])
     to_rating = ELO_PER_NAT * centring @ objective.t[:m]
     ratings = to_rating @ beta + offset
-    cov_ratings = to_rating @ cov_beta @ to_rating.T
-    rating_se = _se(cov_ratings)
-
-    bots = tuple(
-        sorted(
-            (
-                BotRating(
-                    name=name,
-                    rating=float(ratings[i]),
-                    se=float(rating_se[i]),
-                    ci95=Z95 * float(rating_se[i]),
-                    games=layout.games_per_bot[i],
-                )
-                for i, name in enumerate(names)
-            ),
-            key=lambda bot: (-bot.rating, bot.name),
-        )
+    spread = _Uncertainty(
+        robust=to_rating @ cov_beta @ to_rating.T,
+        model=to_rating @ bread @ to_rating.T if g >= 2 else np.full((m, m), math.nan),
+        edge=_edges(agg),
     )
+    quantile = interval_quantile(g)
+
+    bots = []
+    for i, name in enumerate(names):
+        se = math.sqrt(max(spread.variance(i), 0.0)) if math.isfinite(spread.variance(i)) else math.nan
+        bots.append(
+            BotRating(
+                name=name,
+                rating=float(ratings[i]),
+                se=se,
+                ci95=quantile * se,
+                games=int(per_bot[i]),
+                edge=spread.edge[i],
+            )
+        )
+    bots.sort(key=lambda bot: (-bot.rating, bot.name))
 
     seats: tuple[SeatAdvantage, ...] = ()
     if k:
         to_seat = ELO_PER_NAT * objective.t[m:]
         advantages = to_seat @ beta
-        seat_se = _se(to_seat @ cov_beta @ to_seat.T)
+        seat_se = np.sqrt(np.clip(np.diag(to_seat @ cov_beta @ to_seat.T), 0.0, None))
         seats = tuple(
             SeatAdvantage(
-                seat=seat,
+                seat=s,
                 advantage=float(advantages[s]),
                 se=float(seat_se[s]),
-                ci95=Z95 * float(seat_se[s]),
+                ci95=quantile * float(seat_se[s]),
             )
-            for s, seat in enumerate(layout.seats)
+            for s in range(k)
         )
 
+    los, blind = _los(names, ratings, spread, g)
     return EloFit(
-        bots=bots,
+        bots=tuple(bots),
         seats=seats,
-        los=_los(names, ratings, cov_ratings),
-        games=len(games),
+        los=los,
+        games=results.games,
         clusters=g,
+        prior=PRIOR_DRAWS,
+        quantile=quantile,
+        uninformative=blind,
     )
+
+
+def _compact(results: Results, per_bot: IntArray) -> Results:
+    """Drop names that played no game (the bot indices are renumbered)."""
+    keep = np.flatnonzero(per_bot > 0)
+    renumber = np.full(len(results.names), -1, dtype=np.int32)
+    renumber[keep] = np.arange(len(keep), dtype=np.int32)
+    return Results(
+        tuple(results.names[i] for i in keep),
+        results.offsets,
+        renumber[results.bot],
+        results.place,
+        results.forfeited,
+        results.cluster,
+        results.clusters,
+    )
+
+
+def _los(
+    names: tuple[str, ...], ratings: FloatArray, spread: _Uncertainty, clusters: int
+) -> tuple[dict[str, dict[str, float]], tuple[tuple[str, str], ...]]:
+    """Likelihood of superiority for every ordered pair, and the pairs without information."""
+    out: dict[str, dict[str, float]] = {name: {} for name in names}
+    blind: list[tuple[str, str]] = []
+    dof = float(clusters - 1)
+    for i, a in enumerate(names):
+        for j in range(i + 1, len(names)):
+            b = names[j]
+            var, informative = spread.pair_variance(i, j)
+            diff = float(ratings[i] - ratings[j])
+            if not informative:
+                blind.append((a, b))
+                p = math.nan
+            elif math.isnan(var):
+                p = math.nan
+            elif var > 0.0:
+                p = t_cdf(diff / math.sqrt(var), dof)
+            else:
+                # No uncertainty left (e.g. fully determined): the sign decides.
+                p = 1.0 if diff > 0 else 0.0 if diff < 0 else 0.5
+            out[a][b] = p
+            out[b][a] = 1.0 - p
+    return out, tuple(blind)
+
+
+def history(agg: Aggregate, anchor: tuple[str, float] | None = None) -> list[tuple[int, dict[str, float]]]:
+    """The fit's ratings (no errors) on the first n games, at each of ``agg.marks``."""
+    names = agg.results.names
+    m = len(names)
+    out: list[tuple[int, dict[str, float]]] = []
+    for column, mark in enumerate(agg.marks):
+        wins, total = agg.stretch_wins[:, column], agg.stretch_total[:, column]
+        played = np.bincount(agg.idx[:, 0], total, minlength=m) + np.bincount(agg.idx[:, 1], total, minlength=m)
+        seen = [i for i in range(m) if played[i] > 0]
+        if len(seen) < 2:
+            continue
+        idx, w, t = with_prior(agg, wins, total)
+        objective = Objective(m, agg.k, idx, agg.sign, w, t)
+        raw = ELO_PER_NAT * (objective.t[:m] @ objective.minimise())
+        if anchor is not None and anchor[0] in names and played[names.index(anchor[0])] > 0:
+            shift = anchor[1] - float(raw[names.index(anchor[0])])
+        else:
+            shift = DEFAULT_MEAN - float(np.mean(raw[seen]))
+        out.append((mark, {names[i]: float(raw[i] + shift) for i in seen}))
+    return out

@@ -62,8 +62,12 @@ class BotRating:
     """One bot's fitted Elo rating.
 
     `se` is the cluster-robust standard error and `ci95` the half-width of the
-    95% interval (1.96 * se), both in Elo points; they are NaN when the data
-    has fewer than two clusters. `games` is how many games the bot played.
+    95% interval (t quantile with clusters - 1 degrees of freedom times se), both
+    in Elo points; they are NaN when the data has fewer than two clusters, or
+    when the games hold no information on the bot against the pool. `games` is
+    how many games the bot played. `edge` is "never won" or "never lost" when
+    the bot placed below (above) every opponent in every game: its rating is
+    then held finite by the prior, and only one side of its interval means much.
     """
 
     name: str
@@ -71,6 +75,7 @@ class BotRating:
     se: float
     ci95: float
     games: int
+    edge: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +108,10 @@ class EloFit:
             the diagonal is left out.
         games: number of games fitted.
         clusters: number of distinct cluster keys.
+        prior: virtual draws added per pair of bots that met.
+        quantile: the multiplier of se in ci95 (NaN with fewer than two clusters).
+        uninformative: pairs (a, b) whose games hold no information on their
+            difference (the same results in every cluster); their LOS is NaN.
     """
 
     bots: tuple[BotRating, ...]
@@ -110,12 +119,18 @@ class EloFit:
     los: dict[str, dict[str, float]]
     games: int
     clusters: int
+    prior: float = 0.0
+    quantile: float = math.nan
+    uninformative: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Return plain JSON-ready data (non-finite numbers become None)."""
         return {
             "games": self.games,
             "clusters": self.clusters,
+            "prior_draws": self.prior,
+            "quantile": _json_float(self.quantile),
+            "uninformative": [list(pair) for pair in self.uninformative],
             "bots": [
                 {
                     "rank": rank,
@@ -124,6 +139,7 @@ class EloFit:
                     "se": _json_float(bot.se),
                     "ci95": _json_float(bot.ci95),
                     "games": bot.games,
+                    "edge": bot.edge,
                 }
                 for rank, bot in enumerate(self.bots, start=1)
             ],

@@ -49,6 +49,37 @@ def _number(value: float, digits: int, missing: str) -> str:
     return f"{value:.{digits}f}" if math.isfinite(value) else missing
 
 
+SEQUENTIAL_NOTE = (
+    "seq Elo: incremental Elo (K = 32) in game order, over the last 100,000 games at most: "
+    "an order-dependent reference that never settles, without an interval, rounded to 10"
+)
+
+
+def fit_notes(fit: EloFit, sequential: bool = False) -> list[str]:
+    """What a reader must know to read the fit: prior, interval quantile, edges, blind pairs."""
+    if math.isfinite(fit.quantile):
+        spread = (
+            f"±95%: cluster-robust over {fit.clusters} clusters (deal groups), "
+            f"t quantile with {fit.clusters - 1} degrees of freedom ({fit.quantile:.2f} se)"
+        )
+    else:
+        spread = "±95%: not available with fewer than two clusters (deal groups)"
+    out = [spread, f"prior: {fit.prior:g} virtual draws per pair of bots that met (as BayesElo) keep every rating finite"]
+    for bot in fit.bots:
+        if bot.edge == "never won":
+            out.append(f"{bot.name} never placed above an opponent: its rating is held up only by the prior; read it as an upper bound")
+        elif bot.edge == "never lost":
+            out.append(f"{bot.name} never placed below an opponent: its rating is held down only by the prior; read it as a lower bound")
+    for a, b in fit.uninformative:
+        out.append(
+            f"{a} and {b} had the same results in every deal group: the games hold no information on their "
+            "difference (no interval, no likelihood of superiority)"
+        )
+    if sequential:
+        out.append(SEQUENTIAL_NOTE)
+    return out
+
+
 def render_table(
     fit: EloFit,
     sequential: Mapping[str, float] | None = None,
@@ -65,7 +96,7 @@ def render_table(
     columns = _extra_columns(fit, extra)
     header = ["rank", "bot", "Elo", "±95%"]
     if sequential is not None:
-        header.append("seq Elo")
+        header.append("seq Elo (ref.)")
     header += columns
     rows: list[list[str]] = []
     for rank, bot in enumerate(fit.bots, start=1):
@@ -92,7 +123,7 @@ def render_table(
         return "  ".join(parts).rstrip()
 
     out = [
-        f"Elo ratings: {fit.games} games, {fit.clusters} clusters (95% intervals are cluster-robust)",
+        f"Elo ratings: {fit.games} games, {fit.clusters} clusters",
         line(header),
         *(line(row) for row in rows),
     ]
@@ -101,6 +132,7 @@ def render_table(
             f"seat {seat.seat} {seat.advantage:+.0f} ±{_number(seat.ci95, 0, 'n/a')}" for seat in fit.seats
         )
         out.append(f"seat advantage (Elo): {seats}")
+    out += [f"note: {note}" for note in fit_notes(fit, sequential is not None)]
     return "\n".join(out) + "\n"
 
 

@@ -16,6 +16,7 @@ a group are strongly correlated.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -24,6 +25,7 @@ import numpy.typing as npt
 import pytest
 
 from harness.ratings import EloFit, GameResult, fit_elo
+from harness.ratings.fit import PRIOR_DRAWS
 
 NAMES = tuple(f"bot{i}" for i in range(6))
 TRUE = np.linspace(1300.0, 1700.0, 6)  # 1300, 1380, ..., 1700
@@ -80,8 +82,9 @@ def test_recovers_order_and_ratings(big_league: tuple[list[GameResult], EloFit])
         truth = true_centred[NAMES.index(bot.name)]
         assert abs(bot.rating - truth) < 15.0, (bot, truth)
         assert 1.0 < bot.se < 10.0
-        assert bot.ci95 == pytest.approx(1.96 * bot.se)
+        assert bot.ci95 == pytest.approx(fit.quantile * bot.se)
         assert bot.games == sum(bot.name in g.players for g in games)
+    assert fit.quantile == pytest.approx(1.9607, abs=1e-4)  # t, 2999 degrees of freedom
 
 
 def test_recovers_seat_advantages(big_league: tuple[list[GameResult], EloFit]) -> None:
@@ -134,8 +137,9 @@ def test_cluster_robust_intervals_cover_the_truth() -> None:
 
 
 def test_two_bot_closed_form() -> None:
-    # Bradley–Terry with two bots: a wins 3 of 4 from either seat, so the seat
-    # advantage is zero and 10^(diff/400) = 3.
+    # Bradley–Terry with two bots: a wins 6 of 8 (3 of 4 from either seat), so the
+    # seat advantage is zero; with the prior's 2 virtual draws a scores 7 of 10 and
+    # 10^(diff/400) = 7/3.
     games = [
         GameResult(seating, places, f"g{i}")
         for i, (seating, places) in enumerate(
@@ -145,7 +149,8 @@ def test_two_bot_closed_form() -> None:
             + [(("b", "a"), (1, 2))]
         )
     ]
-    expected = 400.0 * math.log10(3.0)
+    assert PRIOR_DRAWS == 2.0
+    expected = 400.0 * math.log10(7.0 / 3.0)
     for seat_advantage in (False, True):
         r = ratings(fit_elo(games, seat_advantage=seat_advantage))
         assert r["a"] - r["b"] == pytest.approx(expected, abs=1e-3)
@@ -157,8 +162,12 @@ def test_two_bot_closed_form() -> None:
 def _log_likelihood(
     games: list[GameResult], rating: dict[str, float], seat: npt.NDArray[np.float64]
 ) -> float:
-    """The stated objective, written out directly (pairs weighted 1/(n-1))."""
+    """The stated objective, written out directly (pairs weighted 1/(n-1), plus the prior)."""
     total = 0.0
+    met = {frozenset(pair) for game in games for pair in itertools.combinations(game.players, 2)}
+    for a, b in (sorted(pair) for pair in met):
+        p = 1.0 / (1.0 + 10.0 ** (-(rating[a] - rating[b]) / 400.0))
+        total += PRIOR_DRAWS * 0.5 * (math.log(p) + math.log(1.0 - p))
     for game in games:
         n = len(game.players)
         for i in range(n):
