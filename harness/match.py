@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.bots.manifest import BotSpec, check_command, resolve_program
 from harness.bots.process import BotProcess, become_subreaper, kill_tree, launch_environment
+from harness.cgroups import release
 from harness.errors import BotFault, HarnessError
 from harness.games import get_game
 from harness.protocol.build import hello_message
@@ -200,6 +201,7 @@ def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper
     logs.mkdir(parents=True, exist_ok=True)
     log = logs / f"{bot.name}.build.log"
     tmp = Path(tempfile.mkdtemp(prefix=f"llama-build-{bot.name}-"))
+    prefix: list[str] = []
     try:
         prefix = getattr(wrapper, "for_build", wrapper)(bot, tmp) if wrapper is not None else []
         with open(log, "wb") as fh:
@@ -221,6 +223,7 @@ def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper
                     f"bot {bot.name!r}: build took over {timeout:.0f} s (log: {log})"
                 ) from None
     finally:
+        release(prefix)
         shutil.rmtree(tmp, ignore_errors=True)
     if code != 0:
         raise HarnessError(f"bot {bot.name!r}: build failed with exit {code} (log: {log})")

@@ -15,8 +15,6 @@ See docs/sandbox.md.
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import dataclasses
 import functools
 import os
@@ -27,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import cgroups
 from harness.bots.manifest import BotSpec, resolve_program
 from harness.bots.process import bot_environment, env_argv
 from harness.errors import HarnessError
@@ -40,86 +39,18 @@ MISSING = (
     "no network isolation, a full view of the filesystem (the output folder, other bots, "
     "the harness), no PID namespace (a bot can see and signal other processes)"
 )
-_CGROUP_GROUP = "llama-harness"
 _HERE = Path(__file__).resolve().parent  # the harness package: never shown to a bot
 
 
-# -- limits: prlimit and a pids cgroup ---------------------------------------------------
-
-
-def _pids_cgroup_root() -> Path | None:
-    """The pids-controller hierarchy we may create groups in (cgroup v1 or v2), or None."""
-    v1 = Path("/sys/fs/cgroup/pids")
-    if (v1 / "cgroup.procs").is_file() and os.access(v1, os.W_OK):
-        return v1
-    v2 = Path("/sys/fs/cgroup")
-    with contextlib.suppress(OSError):
-        if "pids" in (v2 / "cgroup.subtree_control").read_text().split() and os.access(v2, os.W_OK):
-            return v2
-    return None
-
-
-_created: list[Path] = []  # groups made by this process, removed at exit
-_counter = [0]
-
-
-def _cleanup_groups(parent: Path, final: bool = False) -> None:
-    """Remove empty groups left by this process or by dead ones (EBUSY keeps live ones)."""
-    me = os.getpid()
-    with contextlib.suppress(OSError):
-        for child in parent.iterdir():
-            if not child.is_dir():
-                continue
-            owner = child.name.split("-", 1)[0]
-            mine = owner == str(me)
-            if not mine and owner.isdigit() and Path(f"/proc/{owner}").exists():
-                continue  # another harness process still running owns it
-            with contextlib.suppress(OSError):
-                child.rmdir()
-    if final:
-        _created.clear()
-
-
-def _new_pids_group(name: str, processes: int) -> Path | None:
-    """Create a pids cgroup allowing ``processes`` (+ bubblewrap's own); None if impossible."""
-    root = _pids_cgroup_root()
-    if root is None:
-        return None
-    parent = root / _CGROUP_GROUP
-    try:
-        parent.mkdir(exist_ok=True)
-        if root.name != "pids":  # cgroup v2: children need the controller enabled here
-            control = parent / "cgroup.subtree_control"
-            if "pids" not in control.read_text().split():
-                control.write_text("+pids")
-        _cleanup_groups(parent)
-        _counter[0] += 1
-        group = parent / f"{os.getpid()}-{_counter[0]}-{name}"
-        group.mkdir()
-        # two more: bubblewrap's monitor and the namespace's init
-        (group / "pids.max").write_text(str(processes + 2))
-    except OSError:
-        return None
-    if not _created:
-        atexit.register(_cleanup_groups, parent, True)
-    _created.append(group)
-    return group
-
-
-def _join_group(group: Path | None) -> list[str]:
-    """An argv prefix that moves the process into ``group`` before exec'ing the rest."""
-    if group is None:
-        return []
-    script = 'echo $$ > "$1" && shift && exec "$@"'
-    return ["/bin/sh", "-c", script, "llama-cgroup", str(group / "cgroup.procs")]
+# -- limits: prlimit and the bot's cgroups ----------------------------------------------
 
 
 def _limits_prefix(
     spec: BotSpec, league: Mapping[str, int], prlimit: str
 ) -> tuple[list[str], dict[str, int]]:
     limits = merge_limits(league, spec.limits, spec.name)
-    group = _new_pids_group(spec.name, limits["processes"])
-    return [*_join_group(group), prlimit, *prlimit_args(limits), "--"], limits
+    groups = cgroups.new_groups(spec.name, limits)
+    return [*groups.join_argv(), prlimit, *prlimit_args(limits), "--"], limits
 
 
 @dataclass(frozen=True)
@@ -349,6 +280,28 @@ def _bwrap_works(bwrap: str) -> str | None:
 _PROBE = BotSpec(name="probe", version="0", folder=Path("/usr"), command=("/bin/true",))
 
 
+# what each controller bounds, for the warning when it is missing
+_CGROUP_LIMITS = {
+    "cpu": "a bot and its children are not held to one core's share of the CPU (one bot can slow the others' clocks)",
+    "memory": "memory is bounded per process by address space (RLIMIT_AS) instead of by what the bot uses",
+    "pids": "the number of processes is not bounded (a fork bomb is stopped by its time-out)",
+}
+_warned: list[bool] = []
+
+
+def _warn_cgroups() -> None:
+    """Warn once per process, in one line, for each cgroup controller bots cannot be limited with."""
+    gone = cgroups.missing()
+    if gone and not _warned:
+        _warned.append(True)
+        what = "; ".join(f"{name}: {_CGROUP_LIMITS[name]}" for name in gone)
+        print(
+            f"warning: no writable cgroup controller for {', '.join(gone)} (needs root, or a delegated "
+            f"cgroup v2): {what}",
+            file=sys.stderr,
+        )
+
+
 def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapper | None:
     """Return the wrapper for ``mode`` (auto, bwrap, none) with the league's ``limits``.
 
@@ -371,6 +324,7 @@ def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapp
                 raise HarnessError(
                     "--sandbox: prlimit (util-linux) is not installed; it applies the resource limits"
                 )
+            _warn_cgroups()
             return Bubblewrap(bwrap, prlimit, league)
         if mode == "bwrap":
             raise HarnessError(f"--sandbox bwrap: {problem}")
@@ -378,6 +332,7 @@ def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapp
     if prlimit is None:
         print("warning: prlimit (util-linux) not found: bots run without resource limits", file=sys.stderr)
         return None
+    _warn_cgroups()
     return Limited(prlimit, league)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import sandbox
+from harness import cgroups, sandbox
 from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import bot_environment
 from harness.errors import HarnessError
@@ -210,7 +210,7 @@ def test_inside_the_sandbox(tmp_path: Path) -> None:
     assert len(found["pids_seen"]) <= 3  # type: ignore[arg-type]  # its own PID namespace
     assert found["alloc_3g"] is False
     assert int(str(found["cap_eff"]), 16) == 0
-    if sandbox._pids_cgroup_root() is not None:
+    if "pids" in cgroups.available():
         assert found["forked"] < 12  # the pids cgroup (10 + bubblewrap's two)
 
 
@@ -219,7 +219,7 @@ def test_without_sandbox_limits_still_apply(tmp_path: Path) -> None:
     assert found["alloc_3g"] is False
     assert found["tmp_mib_written"] == 3  # RLIMIT_FSIZE
     assert found["harness_visible"] is True  # what the warning says: no filesystem isolation
-    if sandbox._pids_cgroup_root() is not None:
+    if "pids" in cgroups.available():
         assert found["forked"] < 12
 
 
@@ -322,3 +322,34 @@ def test_a_build_runs_in_the_sandbox_with_its_own_folder_writable(tmp_path: Path
     net, seen, env = (folder / "built.txt").read_text().split(" ", 2)
     assert net == "ConnectionRefusedError" and seen == "False"  # no network; nothing outside
     assert env == str(sorted(["HOME", "LANG", "LC_ALL", "PATH", "TMPDIR"]))  # the bots' environment
+
+
+def test_a_missing_cgroup_controller_is_one_warning_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cgroups, "hierarchies", lambda: ())
+    monkeypatch.setattr(sandbox, "_warned", [])
+    wrapper = resolve_sandbox("none")
+    assert isinstance(wrapper, Limited)
+    assert "llama-cgroup" not in wrapper(_spec(Path("/tmp")), Path("/tmp/x"))  # nothing to join
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: no writable cgroup controller for cpu")
+    resolve_sandbox("none")
+    assert capsys.readouterr().err == ""  # once per process
+
+
+@pytest.mark.skipif("cpu" not in cgroups.available(), reason="no writable cpu cgroup controller here")
+def test_a_bot_start_gets_a_cpu_group_bounded_to_one_core(tmp_path: Path) -> None:
+    wrapper = resolve_sandbox("none")
+    assert wrapper is not None
+    argv = wrapper(_spec(tmp_path), tmp_path)
+    groups = cgroups.groups_in(argv)
+    try:
+        cpu = [g for g in groups if (g / "cpu.cfs_quota_us").exists() or (g / "cpu.max").exists()]
+        assert len(cpu) == 1
+        quota = cpu[0] / "cpu.cfs_quota_us"
+        text = quota.read_text().strip() if quota.exists() else (cpu[0] / "cpu.max").read_text().split()[0]
+        assert int(text) == cgroups.CPU_PERIOD_US * cgroups.CPU_CORES
+    finally:
+        cgroups.release(argv)
+    assert not any(group.exists() for group in groups)

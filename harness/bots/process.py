@@ -22,6 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness import cgroups
 from harness.bots.manifest import BotSpec, resolve_program
 from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind
 from harness.protocol.framing import MAX_LINE, LineReader
@@ -100,6 +101,7 @@ class BotProcess:
         self._logged = 0
         self._tail = b""
         argv = [resolve_program(spec.folder, spec.command[0]), *spec.command[1:]]
+        self._wrapper = list(wrapper)
         tmp.mkdir(parents=True, exist_ok=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
@@ -118,6 +120,7 @@ class BotProcess:
             )
         except (OSError, ValueError) as err:
             self._log.close()
+            cgroups.release(self._wrapper)
             why = err.strerror if isinstance(err, OSError) else str(err)
             raise BotFault(f"cannot start {argv[0]!r}: {why}", FaultKind.STARTUP) from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # PIPE was asked for
@@ -250,6 +253,7 @@ class BotProcess:
         kill_tree(self.proc.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
+        cgroups.release(self._wrapper)  # and whatever of it is left, then its cgroups
         with contextlib.suppress(OSError):
             self.stderr_tail()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
