@@ -22,7 +22,7 @@ from harness.bots.manifest import BotSpec, check_command, resolve_program
 from harness.bots.process import BotProcess, become_subreaper, kill_tree, launch_environment
 from harness.cgroups import release
 from harness.errors import BotFault, HarnessError
-from harness.games import get_game
+from harness.games import Game, get_game
 from harness.protocol.build import hello_message
 from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
@@ -57,6 +57,22 @@ class TableSettings:
     secret: str = ""  # the match's or league's secret: the bots' own seeds are hashed from it
 
 
+def hello_for(
+    game: Game, options: Any, *, seat: int, players: int, games: int, clock: Clock
+) -> dict[str, Any]:
+    """The first message a bot process gets (in a match, and when a decision is reproduced)."""
+    return hello_message(
+        game.name,
+        options.to_dict(),
+        seat=seat,
+        players=players,
+        games=games,
+        startup=clock.startup,
+        move=clock.move,
+        fields=game.hello_fields(options),
+    )
+
+
 class BotPlayer:
     """A bot process and its protocol session; started on first use, restarted after a fault."""
 
@@ -81,16 +97,7 @@ class BotPlayer:
         session = BotSession(self.proc, startup=clock.startup, move=clock.move)
         game = get_game(self.settings.game)
         reply = session.handshake(
-            hello_message(
-                self.settings.game,
-                self.settings.options.to_dict(),
-                seat=seat,
-                players=players,
-                games=self.games,
-                startup=clock.startup,
-                move=clock.move,
-                fields=game.hello_fields(self.settings.options),
-            )
+            hello_for(game, self.settings.options, seat=seat, players=players, games=self.games, clock=clock)
         )
         self.version = reply.version
         self.session = session
@@ -142,6 +149,7 @@ class Table:
         self.settings = settings
         self.game = get_game(settings.game)
         self.players = {bot.name: BotPlayer(bot, settings, games) for bot in bots}
+        self.games = games
 
     def play(self, game_no: int, seating: Sequence[str], seed: int, replay: Path) -> GameResult:
         """Play one game with bots named in ``seating`` (by seat); write the replay atomically."""
@@ -149,6 +157,8 @@ class Table:
         state = self.game.new_game(self.settings.options, len(seated), seed)
         writer = ReplayWriter(replay)
         options = self.settings.options.to_dict()
+        # from the secret, never from the deal: a bot's seed tells it nothing of the cards
+        seeds = [bot_seed(self.settings.secret, game_no, seat) for seat in range(len(seated))]
         header = {
             "type": "header",
             "format": REPLAY_FORMAT,
@@ -157,18 +167,12 @@ class Table:
             "options": options,
             "seed": seed,
             "match": game_no,
+            # what a seat's hello and game_start held, so that a decision can be reproduced
+            "match_games": self.games,
+            "bot_seeds": seeds,
         }
         try:
-            result = play_game(
-                self.game,
-                state,
-                seated,
-                writer,
-                header=header,
-                game_no=game_no,
-                # from the secret, never from the deal: a bot's seed tells it nothing of the cards
-                seeds=[bot_seed(self.settings.secret, game_no, seat) for seat in range(len(seated))],
-            )
+            result = play_game(self.game, state, seated, writer, header=header, game_no=game_no, seeds=seeds)
         except BaseException:
             writer.discard()
             raise

@@ -42,6 +42,33 @@ STEP_PROMPT = "[Enter] next step, q quit: "
     default=None,
     help="Write a self-contained HTML viewer of the game to this file (with --verify: after it verifies).",
 )
+@click.option(
+    "--at",
+    "decision",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Rebuild what --seat received up to its N-th decision, for --bot and --dump.",
+)
+@click.option(
+    "--bot",
+    "bot_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="With --at: feed that input to the bot in this folder (a fresh process) and show its reply.",
+)
+@click.option(
+    "--dump",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    default=None,
+    help="With --at: write that input as JSON lines to this file ('-': stdout), for mybot < FILE.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="With --bot: run the bot as a match does (auto: bubblewrap when installed).",
+)
 @friendly
 def replay(
     files: tuple[str, ...],
@@ -50,9 +77,22 @@ def replay(
     jobs: int | None,
     step: bool,
     html_out: Path | None,
+    decision: int | None,
+    bot_dir: Path | None,
+    dump: Path | None,
+    sandbox: str,
 ) -> None:
-    """Show a replay FILE step by step, or check FILES (files, folders, globs) with --verify."""
+    """Show a replay FILE step by step, check FILES (files, folders, globs) with --verify, or
+    reproduce one decision offline with --at N --seat K --bot DIR."""
     from harness.replay.batch import is_batch
+
+    if decision is not None or bot_dir is not None or dump is not None:
+        if decision is None or seat is None or len(files) != 1 or verify or step or html_out:
+            raise HarnessError(
+                "reproduce a decision with: replay FILE --at N --seat K [--bot DIR] [--dump FILE]"
+            )
+        _reproduce(Path(files[0]), seat, decision, bot_dir, dump, sandbox)
+        return
 
     if verify and is_batch(files):
         if html_out is not None:
@@ -136,6 +176,65 @@ def _show(file: Path, seat: int | None, step: bool) -> None:
                 return
     if damage is not None:
         raise damage
+
+
+def _reproduce(
+    file: Path, seat: int, decision: int, bot_dir: Path | None, dump: Path | None, sandbox: str
+) -> None:
+    """Rebuild a seat's input up to a decision; write it, and/or feed it to a bot and compare."""
+    from harness.replay.reproduce import feed, rebuild_file
+
+    given = rebuild_file(file, seat, decision)
+    if dump is not None and str(dump) == "-":
+        sys.stdout.buffer.write(given.jsonl())
+        sys.stdout.flush()
+    elif dump is not None:
+        dump.write_bytes(given.jsonl())
+        click.echo(
+            f"wrote {dump}: {len(given.messages)} messages, the input of seat {seat} up to decision {decision}"
+        )
+    if bot_dir is None:
+        if dump is None:
+            raise HarnessError("--at: say what to do with the input: --bot DIR, --dump FILE or both")
+        return
+    from harness.checkbot import explain
+    from harness.sandbox import resolve_sandbox
+
+    counts: dict[str, int] = {}
+    for message in given.messages:
+        counts[message["type"]] = counts.get(message["type"], 0) + 1
+    got = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    click.echo(f"{file}: seat {seat}, decision {decision} (record {given.record}): the bot is sent {got}")
+    for note in given.notes:
+        click.echo(f"note: {note}")
+    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox))
+    turns = sum(kind == "turn" for kind in (m["type"] for m in given.messages))
+    recorded = given.action(given.recorded)
+    took = f" in {given.recorded_ms:.2f} ms" if given.recorded_ms is not None else ""
+    click.echo(f"turn:     {_json(given.messages[-1])}")
+    if len(answer.replies) == turns:
+        _, fields, elapsed = answer.replies[-1]
+        mine = given.action(fields or {})
+        click.echo(f"bot:      {mine} in {(elapsed or 0.0) * 1000:.2f} ms   {_json(fields)}")
+        click.echo(f"recorded: {recorded}{took}   → {'the same' if mine == recorded else 'DIFFERENT'}")
+    else:
+        why = explain(answer.fault) if answer.fault is not None else "no reply"
+        click.echo(f"bot:      faulted at turn {len(answer.replies) + 1}: {why}")
+        click.echo(f"recorded: {recorded}{took}")
+    tail = answer.stderr.rstrip("\n").splitlines()[-20:]
+    click.echo(
+        "stderr:   (empty)"
+        if not tail
+        else "stderr (last lines):\n" + "\n".join(f"  {line}" for line in tail)
+    )
+    if answer.fault is not None:
+        sys.exit(1)
+
+
+def _json(fields: object) -> str:
+    import json
+
+    return json.dumps(fields, separators=(",", ":"))
 
 
 def _check_seat(records: Sequence[Record], seat: int | None) -> None:

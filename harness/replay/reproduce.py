@@ -1,0 +1,283 @@
+"""Reproduce one decision offline: what a seat received up to its N-th turn, and a bot's answer.
+
+The input is rebuilt from the replay alone by running the referee's own game loop
+(:func:`harness.referee.play_game`) with stand-in players that answer with the
+recorded actions and fault where the replay says they faulted: every message comes
+from the code that sent it in the match, for every registered game. The seat's
+messages (hello, game_start, notices, turns) are kept up to its N-th turn; then the
+bot in a folder is started as a fresh process, as a match starts it, and fed them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from harness.bots.manifest import load_bot
+from harness.bots.process import BotProcess
+from harness.errors import BotFault, FaultKind, HarnessError
+from harness.games import IllegalAction, InvalidReply, get_game
+from harness.match import Clock, Wrapper, build_bot, hello_for
+from harness.protocol.session import BotSession, encode
+from harness.referee import play_game
+from harness.replay.io import read_replay
+from harness.replay.records import FaultRecord, Header, Record
+from harness.replay.verify import verify
+
+_ENVELOPE = {"type", "seat", "forced", "ms"}  # an action record's fields that are the referee's
+
+
+class _Reached(Exception):
+    """The watched seat got its N-th turn: the input is complete."""
+
+
+@dataclass
+class Input:
+    """The messages one seat received up to its N-th decision, and what it answered then."""
+
+    seat: int
+    decision: int
+    messages: list[dict[str, Any]]
+    recorded: dict[str, Any]  # the recorded action's fields (outcome fields included)
+    recorded_ms: float | None
+    record: int  # 1-based number of the recorded action in the replay
+    notes: list[str] = field(default_factory=list)  # where the input may differ from the match's
+    state: Any = None  # the game at that decision, to read replies with
+
+    def action(self, fields: dict[str, Any]) -> str:
+        """A reply's action as the rules read it now ("play 5"), or why it is not one."""
+        try:
+            return str(self.state.parse_action(self.seat, {"type": "action", "id": 0, **fields}))
+        except (IllegalAction, InvalidReply) as err:
+            return f"not legal here: {err}"
+
+    def jsonl(self) -> bytes:
+        """The input as JSON lines, byte for byte as the referee writes them."""
+        return b"".join(encode(message) for message in self.messages)
+
+
+class _Follow:
+    """The referee's replay sink: checks each record it writes against the replay, in order."""
+
+    def __init__(self, records: Sequence[Record]) -> None:
+        self.records = records
+        self.count = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        want = self.records[self.count] if self.count < len(self.records) else None
+        if want is None or want.type != record["type"] or getattr(want, "seat", None) != record.get("seat"):
+            got = f"{record['type']} (seat {record.get('seat')})"
+            raise HarnessError(f"record {self.count + 1}: the referee writes {got} here, the replay does not")
+        self.count += 1
+
+    def next_fault(self, seat: int) -> FaultRecord | None:
+        """The fault the replay records next, when it is this seat's."""
+        record = self.records[self.count] if self.count < len(self.records) else None
+        return record if isinstance(record, FaultRecord) and record.seat == seat else None
+
+
+class _Stand:
+    """A seat played from the replay: its recorded replies, its recorded faults."""
+
+    def __init__(
+        self, seat: int, name: str, version: str, follow: _Follow, replies: deque[Record], startup: set[int]
+    ) -> None:
+        self.seat, self.name, self.version = seat, name, version
+        self.follow = follow
+        self.replies = replies
+        self.startup = startup  # seats whose fault came at game_start
+        self.tail = ""
+        self.turns = 0
+        self.received: list[dict[str, Any]] | None = None  # kept for the watched seat only
+        self.stop_at = 0
+
+    def _fault_here(self) -> None:
+        fault = self.follow.next_fault(self.seat)
+        if fault is not None:
+            self.tail = fault.stderr
+            raise BotFault(fault.detail, FaultKind(fault.kind))
+
+    def _got(self, message: dict[str, Any]) -> None:
+        if self.received is not None:
+            self.received.append(message)
+
+    def begin(self, game_start: dict[str, Any]) -> None:
+        if self.seat in self.startup:  # held by the referee: written after the header
+            self.startup.discard(self.seat)
+            fault = next(r for r in self.follow.records if isinstance(r, FaultRecord) and r.seat == self.seat)
+            self.tail = fault.stderr
+            raise BotFault(fault.detail, FaultKind(fault.kind))
+        self._got(dict(game_start))
+
+    def notify(self, message: dict[str, Any]) -> None:
+        self._fault_here()
+        self._got(dict(message))
+
+    def send_turn(self, turn: dict[str, Any]) -> None:
+        self._fault_here()
+        self.turns += 1  # numbered as a fresh process's session numbers them
+        self._got({**turn, "id": self.turns})
+        if self.turns == self.stop_at:
+            raise _Reached
+
+    def receive(self) -> tuple[dict[str, Any], float]:
+        self._fault_here()
+        record = self.replies.popleft()
+        fields = {k: v for k, v in _fields(record).items() if k not in _ENVELOPE}
+        ms = getattr(record, "ms", None)
+        return {"type": "action", "id": self.turns, **fields}, (ms or 0.0) / 1000.0
+
+    def faulted(self) -> str:
+        return self.tail
+
+
+def _fields(record: BaseModel) -> dict[str, Any]:
+    return {k: v for k, v in record.model_dump(mode="json").items() if v is not None}
+
+
+def mine_of(records: Sequence[Record], seat: int) -> list[tuple[int, Record]]:
+    """The seat's decisions: (1-based record number, record) of its unforced actions."""
+    return [
+        (index, r)
+        for index, r in enumerate(records, 1)
+        if r.type == "action" and getattr(r, "seat", None) == seat and not getattr(r, "forced", False)
+    ]
+
+
+def _options(header: Header) -> dict[str, object]:
+    raw: Any = header.options
+    return dict(raw.model_dump(mode="json") if isinstance(raw, BaseModel) else raw)
+
+
+def rebuild(records: Sequence[Record], seat: int, decision: int) -> Input:
+    """The messages ``seat`` received up to its ``decision``-th turn (1-based), from the replay.
+
+    Raise HarnessError when the replay does not verify or the seat made fewer decisions.
+    """
+    header = records[0]
+    if not isinstance(header, Header):
+        raise HarnessError("not a replay (the first record is not a header)")
+    problem = verify(records)
+    if problem is not None:
+        raise HarnessError(f"cannot rebuild the input of a replay that does not verify: {problem}")
+    players = len(header.players)
+    if not 0 <= seat < players:
+        raise HarnessError(f"--seat {seat}: the game has seats 0-{players - 1}")
+    mine = mine_of(records, seat)
+    if not 1 <= decision <= len(mine):
+        raise HarnessError(
+            f"--at {decision}: seat {seat} ({header.players[seat].name}) made {len(mine)} decisions in this game"
+        )
+    game = get_game(header.game)
+    options = game.parse_options(_options(header))
+    state = game.new_game(options, players, header.seed)
+    follow = _Follow(records)
+    startup: set[int] = set()
+    for record in records[1:]:
+        if not isinstance(record, FaultRecord):
+            break
+        startup.add(record.seat)
+    stands = []
+    for s, info in enumerate(header.players):
+        replies: deque[Record] = deque(r for index, r in mine_of(records, s))
+        stands.append(_Stand(s, info.name, info.version, follow, replies, startup))
+    watched = stands[seat]
+    watched.stop_at = decision
+    watched.received = []
+    notes = []
+    seeds = getattr(header, "bot_seeds", None)
+    if seeds is None:
+        notes.append("the replay records no bot seeds: game_start.seed is 0")
+        seeds = [0] * players
+    games = getattr(header, "match_games", None)
+    if games is None:
+        notes.append(f"the replay records no match length: hello.games is {header.match}, the game's number")
+        games = header.match
+    rest = {k: v for k, v in header.model_dump(mode="json").items() if k != "players"}
+    try:
+        play_game(game, state, stands, follow, header=rest, game_no=header.match, seeds=seeds)
+    except _Reached:
+        pass
+    else:  # cannot happen for a replay that verifies: the seat's turn was counted above
+        raise HarnessError(f"seat {seat} never reached its decision {decision}")
+    hello = hello_for(game, options, seat=seat, players=players, games=games, clock=Clock())
+    index, recorded = mine[decision - 1]
+    return Input(
+        seat=seat,
+        decision=decision,
+        messages=[hello, *watched.received],
+        recorded={k: v for k, v in _fields(recorded).items() if k not in _ENVELOPE},
+        recorded_ms=getattr(recorded, "ms", None),
+        record=index,
+        notes=notes,
+        state=state,
+    )
+
+
+def rebuild_file(path: Path, seat: int, decision: int) -> Input:
+    """:func:`rebuild` for a replay file; errors name the file."""
+    records = read_replay(path)
+    try:
+        return rebuild(records, seat, decision)
+    except HarnessError as err:
+        raise HarnessError(f"{path}: {err}") from None
+
+
+# -- feeding a bot -----------------------------------------------------------------------
+
+
+@dataclass
+class Answer:
+    """What the bot did with the input: its reply to each turn (or its fault), and its stderr."""
+
+    replies: list[tuple[int, dict[str, Any] | None, float | None]]  # (turn id, fields, seconds)
+    fault: BotFault | None
+    stderr: str
+
+
+def feed(folder: Path, given: Input, *, clock: Clock | None = None, wrapper: Wrapper | None = None) -> Answer:
+    """Start the bot in ``folder`` as a fresh process (built first if it has a build) and feed it."""
+    clock = clock or Clock()
+    spec = load_bot(folder)
+    work = Path(tempfile.mkdtemp(prefix=f"llama-reproduce-{spec.name}-"))
+    try:
+        logs = work / "logs"
+        build_bot(spec, logs, wrapper=wrapper)
+        tmp = work / "tmp"
+        tmp.mkdir()
+        log = logs / f"{spec.name}.stderr.log"
+        proc = BotProcess(spec, log, tmp, wrapper=wrapper(spec, tmp) if wrapper else [])
+        replies: list[tuple[int, dict[str, Any] | None, float | None]] = []
+        fault: BotFault | None = None
+        try:
+            session = BotSession(proc, startup=clock.startup, move=clock.move)
+            session.handshake(dict(given.messages[0]))
+            for message in given.messages[1:]:
+                if message["type"] == "turn":
+                    reply, elapsed = session.ask({**message})
+                    fields = {k: v for k, v in reply.items() if k not in ("type", "id")}
+                    replies.append((message["id"], fields, elapsed))
+                else:
+                    session.notify(dict(message))
+        except BotFault as err:
+            fault = err
+        finally:
+            if fault is None:
+                with contextlib.suppress(BotFault):
+                    session.notify({"type": "shutdown"})
+            proc.close(grace=0.5)
+        stderr = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        return Answer(replies, fault, stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+__all__ = ["Answer", "Input", "feed", "rebuild", "rebuild_file"]
