@@ -11,8 +11,10 @@ from harness.games.base import (
     Outcome,
 )
 from harness.games.llama import LLAMA_GAME
+from harness.games.llama_llama import LLAMA_LLAMA_GAME
 
-REGISTRY: dict[str, Game] = {LLAMA_GAME.name: LLAMA_GAME}
+_GAMES: tuple[Game, ...] = (LLAMA_GAME, LLAMA_LLAMA_GAME)
+REGISTRY: dict[str, Game] = {game.name: game for game in _GAMES}
 DEFAULT_GAME = LLAMA_GAME.name  # the game of a bot or league that names none
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,13 @@ from harness.games.conformance import (
     playout,
     replay_check,
 )
+from harness.games.llama import LlamaGame, LlamaState
+from harness.games.llama.rules import seeded_deal
 from harness.games.llama_llama import LLAMA_LLAMA_GAME, LlamaLlamaGame
 from harness.games.llama_llama.state import Action, LlamaLlamaState
 
 GOLDEN = Path(__file__).parent / "golden"
-GAMES = [LLAMA_LLAMA_GAME]
+GAMES = list(REGISTRY.values())
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
@@ -190,3 +193,43 @@ def test_illegal_joint_actions_are_refused_whole() -> None:
     game.begin()
     with pytest.raises(IllegalAction):
         game.apply([game.forced_action(0)])
+
+
+class _LlamaLeaksAHand(LlamaState):
+    def turn(self, seat: int) -> dict[str, Any]:
+        body = super().turn(seat)
+        body["hand"] = sorted(self.hands[(seat + 1) % self.players])
+        return body
+
+
+class _LlamaLeaksTheStock(LlamaState):
+    def turn(self, seat: int) -> dict[str, Any]:
+        body = super().turn(seat)
+        body["stock"] = list(reversed(self.stock))  # the order, not the count
+        return body
+
+
+class _BrokenLlama(LlamaGame):
+    def __init__(self, state_class: type[LlamaState]) -> None:
+        self.state_class = state_class
+
+    def new_game(self, options: Any, players: int, seed: int) -> LlamaState:
+        return self.state_class(options, players, partial(seeded_deal, options.variant, players, seed))
+
+
+@pytest.mark.parametrize(
+    ("state_class", "message"),
+    [(_LlamaLeaksAHand, "leaks: hand"), (_LlamaLeaksTheStock, "leaks: not a closed 'turn' message")],
+)
+def test_the_llama_auditor_catches_a_leak(state_class: type[LlamaState], message: str) -> None:
+    with pytest.raises(ConformanceError, match=message):
+        check_game(_BrokenLlama(state_class), games=12)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if hasattr(g, "positions")], ids=lambda g: g.name)
+def test_every_check_bot_position_is_a_turn_of_its_seat(game: Any) -> None:
+    assert len(game.positions()) >= 3
+    for position in game.positions():
+        assert position.seat in position.state.acting(), position.name
+        labels = tuple(game.action_label(a) for a in position.state.legal_actions(position.seat))
+        assert labels == position.legal and labels, position.name

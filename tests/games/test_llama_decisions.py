@@ -81,12 +81,12 @@ def test_new_game_deals_from_the_seed() -> None:
     dealt = seeded_deal(Variant.STANDARD, 3, 7, 1)
     assert state.begin().records == [
         {
-        "type": "round_start",
-        "round": 1,
-        "first": 0,
-        "hands": [list(h) for h in dealt.hands],
-        "discard": dealt.discard,
-        "stock": list(dealt.stock),
+            "type": "round_start",
+            "round": 1,
+            "first": 0,
+            "hands": [list(h) for h in dealt.hands],
+            "discard": dealt.discard,
+            "stock": list(dealt.stock),
         }
     ]
     assert state.current == 0

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from harness.games.base import BadOptions, GameState
+from harness.games.llama.audit import Auditor
 from harness.games.llama.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -68,6 +69,10 @@ class LlamaGame:
     def hello_fields(self, options: Options) -> dict[str, Any]:
         """The variant, after ``game`` in hello and in the replay header (protocol v1)."""
         return {"variant": options.variant.value}
+
+    def auditor(self, players: int) -> Auditor:
+        """The isolation auditor of the conformance suite (harness.games.conformance)."""
+        return Auditor(players)
 
     def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
         """Each seat's sum of round penalties (before chips are returned)."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.games.base import BadOptions
+from harness.games.base import BadOptions, GameState, Position
 from harness.games.llama_llama.audit import Auditor
 from harness.games.llama_llama.cards import (
     CardSet,
@@ -17,6 +17,8 @@ from harness.games.llama_llama.cards import (
     load_card_set,
     parse_card_set,
 )
+from harness.games.llama_llama.positions import positions
+from harness.games.llama_llama.render import render_text
 from harness.games.llama_llama.rules import (
     END_SCORE,
     MAX_PLAYERS,
@@ -26,6 +28,7 @@ from harness.games.llama_llama.rules import (
     placements,
 )
 from harness.games.llama_llama.state import Action, LlamaLlamaState
+from harness.games.llama_llama.wire import WIRE
 
 
 class OptionsModel(BaseModel):
@@ -66,7 +69,8 @@ class LlamaLlamaGame:
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     higher_wins = True
-    options_model = OptionsModel
+    options_model: type[BaseModel] = OptionsModel
+    wire = WIRE
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping (loading a card-set file); raise BadOptions naming the field."""
@@ -84,13 +88,27 @@ class LlamaLlamaGame:
     def new_game(self, options: Options, players: int, seed: int) -> LlamaLlamaState:
         return LlamaLlamaState(options, players, seed)
 
-    def placements(self, state: LlamaLlamaState, forfeited: Sequence[bool]) -> list[int]:
+    def placements(self, state: GameState, forfeited: Sequence[bool]) -> list[int]:
+        """By total, then by the final round's score; forfeited seats last."""
+        if not isinstance(state, LlamaLlamaState):
+            raise TypeError(f"not a Llama Llama state: {type(state).__name__}")
         final = state.round_scores[-1] if state.round_scores else [0] * state.players
         return placements(state.scores, final, forfeited)
 
     def hello_fields(self, options: Options) -> dict[str, Any]:
         # the card set travels in hello.options.card_set (bots need the faces); nothing else
         return {}
+
+    def render_text(self, records: Sequence[Any], seat: int | None = None) -> Iterator[str]:
+        """The replay as text blocks: the whole table, or what ``seat`` saw."""
+        return render_text(records, seat)
+
+    def positions(self, options: Options | None = None) -> Sequence[Position]:
+        """Check-bot's positions: states a bot must handle."""
+        return positions(options or self.parse_options({}))
+
+    def action_label(self, action: Any) -> str:
+        return str(action)
 
     def auditor(self, players: int) -> Auditor:
         """The isolation auditor of the conformance suite (harness.games.conformance)."""

@@ -11,7 +11,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
+from harness.games.base import Wire
 from harness.games.llama_llama.cards import CardSetModel
+from harness.replay.records import FaultRecord, GameEndRecord, PlayerInfo
 
 CardId = Annotated[int, Field(ge=1, le=32, description="A card's id in the card set")]
 Seat = Annotated[int, Field(ge=0, le=3)]
@@ -210,7 +212,17 @@ class ActionReply(_In):
 FromBot = Annotated[HelloReply | ActionReply, Field(discriminator="type")]
 
 
-# -- replay records (after the header) ------------------------------------------------
+# -- replay records ---------------------------------------------------------------------
+
+
+class Header(_Out):
+    type: Literal["header"]
+    format: Literal[1]
+    game: Literal["llama-llama"]
+    options: Options = Field(description="Every rules option in force, the whole card set included")
+    seed: Annotated[int, Field(ge=0)]
+    players: list[PlayerInfo] = Field(description="By seat")
+    match: Annotated[int, Field(ge=1, description="Game number within its match")] = 1
 
 
 class RoundStartRecord(_Out):
@@ -269,3 +281,9 @@ class RoundEndRecord(_Out):
 GameRecordType = RoundStartRecord | ActionRecord | GoalsRecord | RevealRecord | PassRecord | RoundEndRecord
 GameRecord = Annotated[GameRecordType, Field(discriminator="type")]
 GAME_RECORD: TypeAdapter[GameRecordType] = TypeAdapter(GameRecord)
+
+RecordType = Header | GameRecordType | FaultRecord | GameEndRecord
+Record = Annotated[RecordType, Field(discriminator="type")]
+RECORD: TypeAdapter[RecordType] = TypeAdapter(Record)
+
+WIRE = Wire(to_bot=ToBot, from_bot=FromBot, records=Record)
