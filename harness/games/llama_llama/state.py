@@ -78,6 +78,10 @@ class LlamaLlamaState:
         self.revealed = 0  # displays turned face up this round
         self._chance = random.Random()
         self._begun = False
+        self._sides = [options.card_set.side(d, players) for d in range(1, HOLDERS + 1)]
+        # this step's legal actions and their wire form by seat: the referee asks for them
+        # to build the turn, and parse and apply check against them (C(7,3) = 35 at most)
+        self._legal: dict[int, tuple[list[Action], list[dict[str, object]]]] = {}
 
     # -- the interface ------------------------------------------------------------------
 
@@ -97,16 +101,24 @@ class LlamaLlamaState:
     @property
     def pass_count(self) -> int:
         """Cards each player passes at the reveal under way (its display's count)."""
-        return self.options.card_set.side(self.revealed, self.players).pass_count if self.revealed else 0
+        return self._sides[self.revealed - 1].pass_count if self.revealed else 0
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal choice of ``seat``: a goal (8), or each set of k cards to pass (C(7,k))."""
-        if self.over or not 0 <= seat < self.players:
-            return []
-        hand = canonical(self.hands[seat])
-        if self.phase == GOAL:
-            return [Action(GOAL, (card,)) for card in hand]
-        return [Action(PASS, combo) for combo in combinations(hand, self.pass_count)]
+        return self._lookup(seat)[0]
+
+    def _lookup(self, seat: int) -> tuple[list[Action], list[dict[str, object]]]:
+        found = self._legal.get(seat)
+        if found is None:
+            actions: list[Action] = []
+            if not self.over and 0 <= seat < self.players:
+                hand = canonical(self.hands[seat])
+                if self.phase == GOAL:
+                    actions = [Action(GOAL, (card,)) for card in hand]
+                else:
+                    actions = [Action(PASS, combo) for combo in combinations(hand, self.pass_count)]
+            found = self._legal[seat] = (actions, [action.wire() for action in actions])
+        return found
 
     def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Action:
         """A reply's ``action`` and ``card``/``cards`` as an Action.
@@ -154,6 +166,7 @@ class LlamaLlamaState:
             if problem:
                 raise IllegalAction(f"seat {seat}: {problem}")
         out = Outcome(actions=[action.wire() for action in actions])
+        self._legal = {}
         if self.phase == GOAL:
             self._choose_goals(actions, out)
         else:
@@ -180,19 +193,19 @@ class LlamaLlamaState:
 
     def turn(self, seat: int) -> dict[str, Any]:
         """The body of ``seat``'s turn: its view and its legal actions."""
-        return {"seat": seat, **self.view(seat), "legal": [a.wire() for a in self.legal_actions(seat)]}
+        return {"seat": seat, **self.view(seat), "legal": self._lookup(seat)[1]}
 
     # -- the steps of a round -------------------------------------------------------------
 
     def _display_view(self, display: int) -> dict[str, Any]:
-        side = self.options.card_set.side(display, self.players)
+        side = self._sides[display - 1]
         shown = self.displays[display - 1] if display <= self.revealed and self.displays else None
         return {"display": display, "passes": side.pass_count, "dummy": side.dummy, "goal": shown}
 
     def _problem(self, seat: int, action: Action) -> str | None:
         if self.over:
             return "the game is over"
-        if seat not in self.acting():
+        if not 0 <= seat < self.players:
             return f"seat {seat} does not act now"
         hand = self.hands[seat]
         if action.kind != self.phase:
@@ -220,6 +233,7 @@ class LlamaLlamaState:
         self.known = [None] * self.players
         self.displays = []
         self.revealed = 0
+        self._legal = {}
         out.records.append(
             {
                 "type": "round_start",
