@@ -345,8 +345,20 @@
     else return;
   });
 
-  buildLog();
-  show(0);
+  // #step=K&seat=S opens a given step as a given seat saw it (the report links faults this way)
+  function fromHash() {
+    var wanted = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var kv = part.split("="); if (kv.length === 2) wanted[kv[0]] = kv[1];
+    });
+    if (wanted.seat !== undefined && /^[0-9]+$/.test(wanted.seat) && Number(wanted.seat) < n) {
+      viewSeat = Number(wanted.seat); el.view.value = wanted.seat;
+    }
+    buildLog();
+    show(wanted.step !== undefined && /^[0-9]+$/.test(wanted.step) ? Number(wanted.step) : current);
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
   window.llamaLlamaViewer = { show: show, last: last, steps: steps };
   document.body.setAttribute("data-ready", "true");
 })();
