@@ -420,13 +420,30 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
         reason = (
             f"{len(mine)} fault(s) in {result.games} games; first, game {first['game']}: {explain(fault)}"
         )
-        where = f"log: {first['log']}" if settings.out is not None else "keep its log with --out DIR"
+        if settings.out is None:
+            where = "keep its log and replay with --out DIR"
+        else:
+            where = f"log: {first['log']}" + _reproduce_hint(first["replay"], first["seat"], spec.folder)
         yield Check(name, False, f"{reason} ({where})")
     else:
         tally = result.tallies[spec.name]
         yield Check(name, True, f"{result.games} games, {tally.wins:g} won, no faults")
     for replay in result.replays:
         times.extend(_replay_times(Path(replay), spec.name))
+
+
+def _reproduce_hint(replay: str, seat: int, folder: Path) -> str:
+    """The command that feeds the bot the input of the turn at which it faulted, if there was one."""
+    from harness.replay.io import read_replay
+    from harness.replay.reproduce import mine_of, rebuild
+
+    try:
+        records = read_replay(replay)
+        decision = len(mine_of(records, seat)) + 1
+        rebuild(records, seat, decision)
+    except HarnessError:  # the fault came at a notification: there is no turn to replay
+        return ""
+    return f"; replay that turn: llama-harness replay {replay} --at {decision} --seat {seat} --bot {folder}"
 
 
 def _replay_times(path: Path, name: str) -> list[float]:

@@ -107,3 +107,20 @@ def test_a_failed_build_shows_the_end_of_its_log_and_keeps_it(tmp_path: Path) ->
     log = Path(found.group(1))
     assert log.is_file() and "expected declaration" in log.read_text()
     shutil.rmtree(log.parent.parent)  # check-bot's own temporary folder, kept for the author
+
+
+def test_check_bot_prints_the_command_that_replays_the_faulty_turn(tmp_path: Path) -> None:
+    out = tmp_path / "check"
+    with time_limit(120):
+        result = invoke(
+            "check-bot", TEST_BOTS / "crash_mid", "-n", "1", "--opponent", SAMPLE_RANDOM, "--out", out
+        )
+    (line,) = [x for x in result.output.splitlines() if x.startswith("FAIL games against random")]
+    found = re.search(
+        r"replay that turn: (llama-harness replay (\S+) --at (\d+) --seat (\d+) --bot (\S+))\)$", line
+    )
+    assert found, line
+    _, replay, at, seat, bot = found.groups()
+    assert Path(replay).is_file() and Path(bot) == TEST_BOTS / "crash_mid"
+    again = invoke("replay", replay, "--at", at, "--seat", seat, "--bot", bot, "--sandbox", "none")
+    assert "crash_mid: giving up now" in again.stdout, again.output

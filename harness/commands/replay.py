@@ -209,7 +209,10 @@ def _reproduce(
         click.echo(f"note: {note}")
     answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox))
     turns = sum(kind == "turn" for kind in (m["type"] for m in given.messages))
-    recorded = given.action(given.recorded)
+    if given.fault is not None:
+        recorded = f"a fault: {given.fault.kind}: {given.fault.detail}"
+    else:
+        recorded = given.action(given.recorded or {})
     took = f" in {given.recorded_ms:.2f} ms" if given.recorded_ms is not None else ""
     click.echo(f"turn:     {_json(given.messages[-1])}")
     if len(answer.replies) == turns:

@@ -46,11 +46,12 @@ class Input:
     seat: int
     decision: int
     messages: list[dict[str, Any]]
-    recorded: dict[str, Any]  # the recorded action's fields (outcome fields included)
+    recorded: dict[str, Any] | None  # the recorded action's fields (outcome fields included)
     recorded_ms: float | None
-    record: int  # 1-based number of the recorded action in the replay
+    record: int  # 1-based number of the recorded action (or fault) in the replay
     notes: list[str] = field(default_factory=list)  # where the input may differ from the match's
     state: Any = None  # the game at that decision, to read replies with
+    fault: FaultRecord | None = None  # the fault the seat committed at this turn instead
 
     def action(self, fields: dict[str, Any]) -> str:
         """A reply's action as the rules read it now ("play 5"), or why it is not one."""
@@ -122,11 +123,11 @@ class _Stand:
         self._got(dict(message))
 
     def send_turn(self, turn: dict[str, Any]) -> None:
-        self._fault_here()
         self.turns += 1  # numbered as a fresh process's session numbers them
         self._got({**turn, "id": self.turns})
-        if self.turns == self.stop_at:
+        if self.turns == self.stop_at:  # sent, even when the bot faulted at this turn
             raise _Reached
+        self._fault_here()
 
     def receive(self) -> tuple[dict[str, Any], float]:
         self._fault_here()
@@ -172,10 +173,13 @@ def rebuild(records: Sequence[Record], seat: int, decision: int) -> Input:
     if not 0 <= seat < players:
         raise HarnessError(f"--seat {seat}: the game has seats 0-{players - 1}")
     mine = mine_of(records, seat)
-    if not 1 <= decision <= len(mine):
-        raise HarnessError(
-            f"--at {decision}: seat {seat} ({header.players[seat].name}) made {len(mine)} decisions in this game"
-        )
+    fault = next(
+        ((i, r) for i, r in enumerate(records, 1) if isinstance(r, FaultRecord) and r.seat == seat), None
+    )
+    made = f"seat {seat} ({header.players[seat].name}) made {len(mine)} decisions in this game"
+    if not 1 <= decision <= len(mine) + (fault is not None):
+        also = ", then faulted at its next turn" if fault is not None else ""
+        raise HarnessError(f"--at {decision}: {made}{also}")
     game = get_game(header.game)
     options = game.parse_options(_options(header))
     state = game.new_game(options, players, header.seed)
@@ -206,20 +210,30 @@ def rebuild(records: Sequence[Record], seat: int, decision: int) -> Input:
         play_game(game, state, stands, follow, header=rest, game_no=header.match, seeds=seeds)
     except _Reached:
         pass
-    else:  # cannot happen for a replay that verifies: the seat's turn was counted above
-        raise HarnessError(f"seat {seat} never reached its decision {decision}")
+    else:  # only past the last decision: the fault came with a notice, not at a turn
+        assert fault is not None
+        raise HarnessError(
+            f"--at {decision}: {made}; its fault ({fault[1].kind}) came at a notification, not at a turn"
+        )
     hello = hello_for(game, options, seat=seat, players=players, games=games, clock=Clock())
-    index, recorded = mine[decision - 1]
-    return Input(
+    given = Input(
         seat=seat,
         decision=decision,
         messages=[hello, *watched.received],
-        recorded={k: v for k, v in _fields(recorded).items() if k not in _ENVELOPE},
-        recorded_ms=getattr(recorded, "ms", None),
-        record=index,
+        recorded=None,
+        recorded_ms=None,
+        record=0,
         notes=notes,
         state=state,
     )
+    if decision > len(mine):  # the turn at which it faulted
+        assert fault is not None
+        given.record, given.fault = fault
+        return given
+    given.record, action = mine[decision - 1]
+    given.recorded = {k: v for k, v in _fields(action).items() if k not in _ENVELOPE}
+    given.recorded_ms = getattr(action, "ms", None)
+    return given
 
 
 def rebuild_file(path: Path, seat: int, decision: int) -> Input:

@@ -11,7 +11,7 @@ import pytest
 from helpers import copy_bot, invoke, one_error, time_limit
 
 from harness.bots.manifest import load_bot
-from harness.errors import BotFault, FaultKind
+from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import REGISTRY, get_game
 from harness.match import Clock, MatchConfig, TableSettings, hello_for, run_match
 from harness.protocol.session import encode
@@ -99,8 +99,17 @@ def test_every_decision_of_every_seat_is_rebuilt_exactly(game_name: str, tmp_pat
             )
             assert given.messages[0] == hello and given.notes == []
             assert given.messages[1:] == player.messages[: turns[n - 1] + 1]  # message for message
+            assert given.fault is None and given.recorded is not None
             checked += 1
     assert checked > 10
+    # the turn at which seat 1 faulted: its input, and the fault recorded instead of an action
+    faulted = seats[1]
+    turns = [i for i, m in enumerate(faulted.messages) if m["type"] == "turn"]
+    given = rebuild(records, 1, 4)
+    assert given.messages[1:] == faulted.messages[: turns[3] + 1]
+    assert given.fault is not None and given.fault.kind == "timeout" and given.recorded is None
+    with pytest.raises(HarnessError, match="made 3 decisions in this game, then faulted at its next turn"):
+        rebuild(records, 1, 5)
 
 
 def _received(log: Path) -> list[str]:
@@ -208,3 +217,30 @@ def test_bad_requests_are_one_line_errors(played: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join([lines[0], json.dumps(start), *lines[2:]]) + "\n")
     one_error(invoke("replay", bad, "--at", 1, "--seat", 0, "--dump", "-"), str(bad), "does not verify")
+
+
+def test_the_turn_a_bot_crashed_at_is_replayed_into_it(tmp_path: Path) -> None:
+    from helpers import fault_bot, random_bot
+
+    bots = tmp_path / "bots"
+    crash = fault_bot(bots, "crash_mid")  # exits with status 3 at its second turn of game 1
+    out = tmp_path / "out"
+    settings = TableSettings("llama", get_game("llama").parse_options({}), Clock(), out / "logs")
+    with time_limit(60):
+        result = run_match(
+            MatchConfig((load_bot(crash), load_bot(random_bot(bots, "r1"))), 1, 5, out, settings)
+        )
+    (fault,) = result.faults
+    path = Path(fault["replay"])
+    n = len(mine_of(read_replay(path), fault["seat"])) + 1
+    reproduced = invoke(
+        "replay", path, "--at", n, "--seat", fault["seat"], "--bot", crash, "--sandbox", "none"
+    )
+    assert reproduced.exit_code == 1, reproduced.output
+    lines = reproduced.stdout.splitlines()
+    assert (
+        lines[2]
+        == f"bot:      faulted at turn {n}: crash: end of output (stdout closed) (the bot stopped: read its stderr)"
+    )
+    assert lines[3] == "recorded: a fault: crash: end of output (stdout closed)"
+    assert "  crash_mid: giving up now" in lines[4:]
