@@ -223,6 +223,12 @@ class Header(_Out):
     seed: Annotated[int, Field(ge=0)]
     players: list[PlayerInfo] = Field(description="By seat")
     match: Annotated[int, Field(ge=1, description="Game number within its match")] = 1
+    match_games: Annotated[int | None, Field(ge=1, description="Games in the match (each hello's games)")] = (
+        None
+    )
+    bot_seeds: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="By seat: the seed each bot got in game_start"
+    )
 
 
 class RoundStartRecord(_Out):
