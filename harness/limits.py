@@ -1,7 +1,8 @@
 """Resource limits for bot processes: names, safe defaults, merging, ``prlimit`` flags.
 
-A league (or ``match``) gives limits for every bot; a bot's ``bot.toml`` ``[limits]``
-table overrides them for that bot. Limits are applied with ``prlimit`` (util-linux) as
+A league (or ``match``) gives limits for every bot, the defaults filling the rest;
+they are caps: a bot's ``bot.toml`` ``[limits]`` table may lower them for that bot,
+never raise them. A value the kernel cannot apply is refused wherever it is given. Limits are applied with ``prlimit`` (util-linux) as
 a wrapper in the bot's argv, so nothing runs between ``fork`` and ``exec`` in the
 referee. ``processes`` is enforced with a pids cgroup when one can be created (see
 :mod:`harness.sandbox`): ``RLIMIT_NPROC`` does not bind root.
@@ -27,25 +28,64 @@ LIMITS: dict[str, tuple[int, str]] = {
 DEFAULTS: dict[str, int] = {name: default for name, (default, _) in LIMITS.items()}
 
 
+def _read_int(path: str, default: int) -> int:
+    try:
+        with open(path, encoding="ascii") as fh:
+            return int(fh.read().strip())
+    except (OSError, ValueError):
+        return default
+
+
+def maxima() -> dict[str, int]:
+    """The largest value of each limit that the kernel can apply here."""
+    largest = (1 << 63) - 1  # a cgroup's and a tmpfs's byte counts are signed 64-bit
+    return {
+        "memory_mb": largest // MIB,
+        "cpu_seconds": largest - 1,  # the hard limit is one second more
+        "open_files": _read_int("/proc/sys/fs/nr_open", 1 << 20),  # RLIMIT_NOFILE's ceiling
+        "file_size_mb": largest // MIB,
+        "processes": _read_int("/proc/sys/kernel/pid_max", 1 << 22) - 2,
+        "tmp_mb": largest // MIB,
+    }
+
+
 def check_limits(limits: Mapping[str, object], where: str) -> dict[str, int]:
     """Validate a limits table; raise HarnessError naming ``where`` and the bad entry."""
     checked: dict[str, int] = {}
+    largest = maxima()
     for name, value in limits.items():
         if name not in LIMITS:
             known = ", ".join(sorted(LIMITS))
             raise HarnessError(f"{where}: unknown limit {name!r} (known: {known})")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise HarnessError(f"{where}: limit {name} must be a positive integer, got {value!r}")
+        if value > largest[name]:
+            raise HarnessError(
+                f"{where}: limit {name} = {value} cannot be applied on this machine (at most {largest[name]})"
+            )
         checked[name] = value
     return checked
 
 
 def merge_limits(league: Mapping[str, int], bot: Mapping[str, int], bot_name: str = "bot") -> dict[str, int]:
-    """Defaults, then the league's limits, then the bot's own; raise HarnessError if one is bad."""
-    merged = dict(DEFAULTS)
-    merged.update(check_limits(league, "limits"))
-    merged.update(check_limits(bot, f"bot {bot_name!r}: bot.toml [limits]"))
-    return merged
+    """Defaults, then the league's limits, then the bot's own, which may only lower them.
+
+    Raises HarnessError (one line naming the bot, ``bot.toml`` and the field) for a bad
+    value or one above the league's.
+    """
+    caps = dict(DEFAULTS)
+    given = check_limits(league, "limits")
+    caps.update(given)
+    where = f"bot {bot_name!r}: bot.toml [limits]"
+    own = check_limits(bot, where)
+    for name, value in own.items():
+        if value > caps[name]:
+            whose = "the league's limit" if name in given else "the default limit"
+            raise HarnessError(
+                f"{where}: {name} = {value} is above {whose} of {caps[name]}; a bot may lower a "
+                "limit, never raise it (the organiser sets it in the league file's [limits])"
+            )
+    return {**caps, **own}
 
 
 def prlimit_args(limits: Mapping[str, int]) -> list[str]:
@@ -62,4 +102,4 @@ def prlimit_args(limits: Mapping[str, int]) -> list[str]:
     ]
 
 
-__all__ = ["DEFAULTS", "LIMITS", "check_limits", "merge_limits", "prlimit_args"]
+__all__ = ["DEFAULTS", "LIMITS", "check_limits", "maxima", "merge_limits", "prlimit_args"]

@@ -64,7 +64,15 @@ def test_a_build_command_that_is_not_found(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("limits", "needle"),
-    [("ram = 5", "unknown limit 'ram'"), ("memory_mb = 0", "memory_mb must be a positive integer, got 0")],
+    [
+        ("ram = 5", "unknown limit 'ram'"),
+        ("memory_mb = 0", "memory_mb must be a positive integer, got 0"),
+        # more than the kernel can apply: refused at load, not a start-up crash in every game
+        ("memory_mb = 99999999999999999999", "memory_mb = 99999999999999999999 cannot be applied"),
+        # a bot may lower a limit, never raise it
+        ("open_files = 1000000", "open_files = 1000000 is above the default limit of 256"),
+        ("tmp_mb = 102400", "tmp_mb = 102400 is above the default limit of 64"),
+    ],
 )
 def test_a_bad_limits_table(tmp_path: Path, limits: str, needle: str) -> None:
     folder = random_bot(tmp_path, "odd")
@@ -118,6 +126,20 @@ def test_a_league_file_with_a_bad_limit(tmp_path: Path) -> None:
     league = tmp_path / "bots" / "league.toml"
     league.write_text('bots = ["a", "b"]\n[limits]\nram = 5\n')
     one_error(invoke("league", league, "--out", tmp_path / "out", "--sandbox", "none", "-n", "2"), "unknown limit 'ram'")
+    league.write_text('bots = ["a", "b"]\n[limits]\nopen_files = 99999999\n')
+    one_error(invoke("league", league, "--out", tmp_path / "out", "--sandbox", "none", "-n", "2"),
+              "limits: limit open_files = 99999999 cannot be applied on this machine")
+
+
+def test_a_bot_cannot_raise_the_leagues_limit(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        random_bot(tmp_path / "bots", name)
+    toml = tmp_path / "bots" / "b" / "bot.toml"
+    toml.write_text(toml.read_text() + "[limits]\nmemory_mb = 1024\n")
+    league = tmp_path / "bots" / "league.toml"
+    league.write_text('bots = ["a", "b"]\n[limits]\nmemory_mb = 512\n')
+    one_error(invoke("league", league, "--out", tmp_path / "out", "--sandbox", "none", "-n", "2"),
+              "bot 'b'", "bot.toml [limits]", "memory_mb = 1024 is above the league's limit of 512")
 
 
 def test_a_results_database_damaged_after_games_keeps_the_games(tmp_path: Path) -> None:

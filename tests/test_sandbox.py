@@ -91,9 +91,18 @@ def test_unknown_mode_and_bad_limits_are_one_line_errors() -> None:
         merge_limits({}, {"gpu": 1}, "x")
 
 
-def test_bot_limits_override_the_league_and_defaults_fill_the_rest() -> None:
-    merged = merge_limits({"memory_mb": 512, "open_files": 64}, {"memory_mb": 1024}, "x")
-    assert merged == {**DEFAULTS, "memory_mb": 1024, "open_files": 64}
+def test_a_bot_may_lower_the_leagues_limits_and_defaults_fill_the_rest() -> None:
+    merged = merge_limits({"memory_mb": 512, "open_files": 64}, {"memory_mb": 256}, "x")
+    assert merged == {**DEFAULTS, "memory_mb": 256, "open_files": 64}
+
+
+def test_a_bot_may_never_raise_a_limit() -> None:
+    with pytest.raises(HarnessError, match=r"^bot 'x': bot.toml \[limits\]: memory_mb = 1024 is above the league's limit of 512;"):
+        merge_limits({"memory_mb": 512}, {"memory_mb": 1024}, "x")
+    with pytest.raises(HarnessError, match=r"tmp_mb = 102400 is above the default limit of 64"):
+        merge_limits({}, {"tmp_mb": 102400}, "x")  # a 100 GB RAM-backed temp folder
+    with pytest.raises(HarnessError, match=r"processes = 1000 is above the default limit of 64"):
+        merge_limits({}, {"processes": 1000}, "x")
 
 
 def test_limited_argv_applies_prlimit(tmp_path: Path) -> None:

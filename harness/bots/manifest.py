@@ -15,6 +15,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harness.errors import HarnessError, one_line
+from harness.limits import check_limits
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 _NAME = re.compile(NAME_PATTERN)
@@ -109,6 +110,8 @@ def load_bot(folder: str | Path) -> BotSpec:
         manifest = Manifest.model_validate(raw)
     except ValidationError as err:
         raise HarnessError(f"{manifest_path}: {one_line(err)}") from None
+    # refused now, not as a start-up crash in every game: a value no wrapper can apply
+    check_limits(manifest.limits, f"bot {manifest.name!r}: {manifest_path}: [limits]")
     command = _argv(manifest.command)
     build = _argv(manifest.build) if manifest.build is not None else None
     folder = folder.resolve()
