@@ -11,6 +11,7 @@ import click
 
 from harness.bots.manifest import load_bot
 from harness.commands.common import collect_rules, friendly, rules_options
+from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import get_game
 from harness.seeds import is_secret, seed_warning
@@ -35,7 +36,13 @@ SEED = _Seed()
 
 @click.command()
 @click.argument("bots", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--games", "-n", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option(
+    "--games",
+    "-n",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Games to play [default: 10; with --sprt the most to play, default 20000].",
+)
 @click.option(
     "--seed",
     type=SEED,
@@ -58,20 +65,33 @@ SEED = _Seed()
     show_default=True,
     help="Confine bots with bubblewrap (auto: when installed). See docs/sandbox.md.",
 )
+@sprt_options
 @rules_options
 @friendly
 def match(
     bots: tuple[Path, ...],
-    games: int,
+    games: int | None,
     seed: int | str | None,
     out: Path,
     compress: bool,
     sandbox: str,
     move_time: float | None,
     startup_time: float | None,
+    sprt: str | None,
+    alpha: float,
+    beta: float,
+    jobs: int | None,
     **rules: Any,
 ) -> None:
-    """Play GAMES games between 2-6 BOT folders, seats rotating; print a result table."""
+    """Play GAMES games between 2-6 BOT folders, seats rotating; print a result table.
+
+    With --sprt ELO0,ELO1: play deal groups until a sequential test decides whether the
+    first bot is stronger than the second by ELO1 (H1) or by ELO0 at most (H0).
+    """
+    if sprt is not None:
+        sprt_match(bots, sprt, alpha, beta, games, seed, out, sandbox, jobs, move_time, startup_time, rules)
+        return
+    games = 10 if games is None else games
     from harness.limits import merge_limits
     from harness.match import Clock, MatchConfig, TableSettings, run_match
     from harness.sandbox import hiding, resolve_sandbox

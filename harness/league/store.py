@@ -209,12 +209,23 @@ class Store:
                     ],
                 )
                 self.db.executemany("INSERT INTO bots VALUES (?, ?, ?, ?)", bots)
-                for job in jobs:
-                    self.db.execute("INSERT INTO jobs (job_id, bots) VALUES (?, ?)", (job.job_id, json.dumps(job.bots)))
-                    self.db.executemany(
-                        "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
-                        [(g.game_id, job.job_id, g.cluster, g.seed, json.dumps(g.seating)) for g in job.games],
-                    )
+                self._insert_jobs(jobs)
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+
+    def _insert_jobs(self, jobs: Iterable[Job]) -> None:
+        for job in jobs:
+            self.db.execute("INSERT INTO jobs (job_id, bots) VALUES (?, ?)", (job.job_id, json.dumps(job.bots)))
+            self.db.executemany(
+                "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
+                [(g.game_id, job.job_id, g.cluster, g.seed, json.dumps(g.seating)) for g in job.games],
+            )
+
+    def add_jobs(self, jobs: Iterable[Job]) -> None:
+        """Schedule more jobs (a league that stops when decided schedules as it goes)."""
+        try:
+            with self.db:
+                self._insert_jobs(jobs)
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
 

@@ -1,0 +1,157 @@
+"""``match A B [FIELD...] --sprt ELO0,ELO1``: the options and the run (see harness.league.sprt_run)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from harness.commands.common import collect_rules
+from harness.errors import HarnessError
+
+F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_MAX_GAMES = 20_000
+
+
+def sprt_options(func: F) -> F:
+    """--sprt, --alpha, --beta and --jobs of the match command."""
+    decorators = [
+        click.option(
+            "--sprt",
+            metavar="ELO0,ELO1",
+            default=None,
+            help="Sequential test: play deal groups until the first bot is shown stronger than the "
+            "second by ELO1 (H1) or by ELO0 at most (H0), or --games is reached.",
+        ),
+        click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: false H1 rate."),
+        click.option("--beta", type=float, default=0.05, show_default=True, help="--sprt: false H0 rate."),
+        click.option(
+            "--jobs", "-j", type=click.IntRange(min=1), default=None, help="--sprt: games at once [default: cores]."
+        ),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def _bounds(text: str, alpha: float, beta: float) -> Any:
+    from harness.ratings.sprt import Bounds
+
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(part) for part in parts)
+    except ValueError:
+        raise HarnessError(f"--sprt {text!r}: expected ELO0,ELO1, e.g. 0,10") from None
+    try:
+        return Bounds(elo0, elo1, alpha, beta)
+    except ValueError as err:
+        raise HarnessError(str(err)) from None
+
+
+def _elo(value: object) -> str:
+    return f"{value:+.1f}" if isinstance(value, float) and math.isfinite(value) else "n/a"
+
+
+def sprt_match(
+    folders: tuple[Path, ...],
+    sprt: str,
+    alpha: float,
+    beta: float,
+    games: int | None,
+    seed: int | str | None,
+    out: Path,
+    sandbox: str,
+    jobs: int | None,
+    move_time: float | None,
+    startup_time: float | None,
+    rules: dict[str, Any],
+) -> None:
+    """Run the test, print its verdict and write ``summary.json`` (``sprt``) into ``out``."""
+    from harness.bots.manifest import load_bot
+    from harness.games import get_game
+    from harness.league.config import GAME, LeagueConfig, default_jobs, entrants
+    from harness.league.schedule import group_size
+    from harness.league.sprt_run import run_sprt
+    from harness.limits import merge_limits
+    from harness.seeds import seed_secret, seed_warning
+
+    bounds = _bounds(sprt, alpha, beta)
+    if seed is not None:
+        click.echo(seed_warning(seed), err=True)
+    game = get_game(GAME)
+    specs = tuple(entrants([load_bot(folder) for folder in folders]))
+    if not 2 <= len(specs) <= game.max_players:
+        raise HarnessError(f"--sprt needs bots A and B (and up to {game.max_players - 2} field bots), got {len(specs)}")
+    options = collect_rules(rules)
+    game.parse_options(options)
+    for spec in specs:
+        merge_limits({}, spec.limits, spec.name)
+    size = group_size(len(specs))
+    budget = DEFAULT_MAX_GAMES if games is None else games
+    if budget < size:
+        raise HarnessError(f"--games {budget}: a deal group of {len(specs)} bots has {size} games")
+    config = LeagueConfig(
+        bots=specs,
+        table_size=len(specs),
+        games=budget,
+        seed=seed if isinstance(seed, int) else None,
+        duplicate=True,
+        rules=options,
+        move_time=move_time or 1.0,
+        startup_time=startup_time or 10.0,
+        jobs=jobs or default_jobs(),
+        sandbox=sandbox,  # type: ignore[arg-type]
+        limits={},
+    )
+    a, b = specs[0].name, specs[1].name
+    click.echo(
+        f"sprt: {a} vs {b}" + (f" with {', '.join(s.name for s in specs[2:])}" if len(specs) > 2 else "")
+        + f": H0 elo <= {bounds.elo0:g}, H1 elo >= {bounds.elo1:g}, alpha {alpha:g}, beta {beta:g};"
+        f" LLR bounds [{bounds.lower:.2f}, {bounds.upper:.2f}]; deal groups of {size} games, at most {budget} games",
+        err=True,
+    )
+    started = time.monotonic()
+    last = [0.0]
+
+    def listener(_: object, test: Any) -> None:
+        now = time.monotonic()
+        if sys.stderr.isatty() or now - last[0] >= 5.0:
+            last[0] = now
+            end = "\r" if sys.stderr.isatty() else "\n"
+            click.echo(f"{len(test.scores)} groups, {test.games} games, LLR {test.llr:+.2f}", err=True, nl=False)
+            click.echo(end, err=True, nl=False)
+
+    secret = None if seed is None else seed_secret(seed)
+    result = run_sprt(config, out, bounds, budget, listener, secret)
+    summary = result.summary()
+    elapsed = time.monotonic() - started
+    interval: Any = summary["elo_ci95"]
+    low, high = interval
+    verdict = {
+        "H1": f"H1: {a} is stronger than {b} (by {bounds.elo1:g} Elo or more at these error rates)",
+        "H0": f"H0: {a} is not stronger than {b} by more than {bounds.elo0:g} Elo",
+        "inconclusive": f"inconclusive: the budget of {budget} games ran out before the test decided",
+    }[str(summary["result"])]
+    click.echo(f"sprt {verdict}")
+    click.echo(
+        f"  LLR {summary['llr']:+.2f} (bounds {summary['lower']:+.2f}, {summary['upper']:+.2f}) after "
+        f"{summary['groups']} deal groups, {summary['games']} games ({summary['games_played']} played, "
+        f"{elapsed:.1f} s)"
+    )
+    click.echo(
+        f"  Elo {a} - {b}: {_elo(summary['elo'])} (95% {_elo(low)} .. {_elo(high)}; "
+        "approximate after a sequential stop)"
+    )
+    data = {
+        "bots": [spec.name for spec in specs],
+        "sprt": summary,
+        "league": "league.db",
+    }
+    (out / "summary.json").write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    click.echo(f"summary: {out / 'summary.json'} · ratings: llama-harness ratings {out}")

@@ -1,0 +1,185 @@
+"""The sequential probability ratio test on deal groups: is A stronger than B?
+
+The unit is the deal group: one deal played in every rotation of the table and of its
+reverse, so luck of the cards and of the seats cancels inside it. A group's score is
+A's mean pairwise result against B over its games (1 = A placed better, 1/2 = tie,
+0 = worse): for two bots heads-up a group is a game pair and its score takes the five
+values of fastchess's pentanomial; at a table of four it takes seventeen.
+
+The test is the generalised SPRT of fishtest and fastchess, for any finite set of
+score values: under H0 the expected group score is s0 = L(elo0), under H1 s1 = L(elo1)
+(L the logistic Elo curve); each hypothesis' distribution is the maximum-likelihood
+multinomial over the observed values with that mean, and the log-likelihood ratio of
+N groups is N * sum_i p_i log(p1_i / p0_i). The test stops at H1 when the LLR
+reaches log((1 - beta) / alpha), at H0 when it falls to log(beta / (1 - alpha)).
+The constrained MLE is p_i / (1 + x (a_i - s)) with x the root of the secular
+equation sum_i p_i (a_i - s) / (1 + x (a_i - s)) = 0 (monotone: bisection).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from harness.ratings.tdist import t_quantile
+
+FloatArray = npt.NDArray[np.float64]
+# Pseudo-counts at the extreme scores 0 and 1: the constrained MLE exists for any
+# s in (0, 1) even before a group has gone either way (as fishtest regularises).
+REGULARISATION = 1e-3
+# Drawn groups added to the Elo estimate (not to the test), as the ratings' virtual draws.
+PRIOR_GROUPS = 2
+
+
+def elo_to_score(elo: float) -> float:
+    """Expected score of a bot ``elo`` points stronger (logistic Elo)."""
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
+def score_to_elo(score: float) -> float:
+    """The Elo difference of an expected score in (0, 1); ±inf at the ends."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def _distribution(scores: Sequence[float]) -> tuple[FloatArray, FloatArray]:
+    """The observed values and their frequencies, with the end-point pseudo-counts."""
+    values, counts = np.unique(np.asarray(scores, dtype=np.float64), return_counts=True)
+    values = np.concatenate([[0.0, 1.0], values])
+    weights = np.concatenate([[REGULARISATION, REGULARISATION], counts.astype(np.float64)])
+    merged, inverse = np.unique(values, return_inverse=True)
+    freq = np.bincount(inverse.ravel(), weights, minlength=len(merged))
+    return merged, freq / freq.sum()
+
+
+def constrained_mle(values: FloatArray, probs: FloatArray, mean: float) -> FloatArray:
+    """The distribution on ``values`` closest (in likelihood) to ``probs`` with expectation ``mean``."""
+    a = values - mean
+    lo, hi = -1.0 / a.max(), -1.0 / a.min()  # 1 + x a_i > 0 for every i
+    x = 0.0
+    for _ in range(100):  # Newton on f(x) = sum p a / (1 + x a), which decreases; bisect when it leaves
+        denominator = 1.0 + x * a
+        f = float(np.sum(probs * a / denominator))
+        if abs(f) < 1e-14:
+            break
+        if f > 0.0:
+            lo = x
+        else:
+            hi = x
+        slope = -float(np.sum(probs * a * a / (denominator * denominator)))
+        step = x - f / slope if slope < 0.0 else math.nan
+        x = step if lo < step < hi else 0.5 * (lo + hi)
+        if hi - lo < 1e-15:
+            break
+    out: FloatArray = probs / (1.0 + x * a)
+    normalised: FloatArray = out / out.sum()
+    return normalised
+
+
+def llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
+    """The generalised log-likelihood ratio of H1 (elo1) against H0 (elo0) for these group scores."""
+    if not scores:
+        return 0.0
+    values, probs = _distribution(scores)
+    p0 = constrained_mle(values, probs, elo_to_score(elo0))
+    p1 = constrained_mle(values, probs, elo_to_score(elo1))
+    return len(scores) * float(np.sum(probs * (np.log(p1) - np.log(p0))))
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The hypotheses and error rates of a test."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1) and self.elo0 < self.elo1):
+            raise ValueError(f"--sprt needs ELO0 < ELO1, got {self.elo0:g},{self.elo1:g}")
+        for name, value in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0.0 < value < 0.5:
+                raise ValueError(f"--{name} must be in (0, 0.5), got {value!r}")
+
+    @property
+    def lower(self) -> float:
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        return math.log((1.0 - self.beta) / self.alpha)
+
+
+@dataclass
+class Sprt:
+    """A running test: add group scores, read the LLR and the verdict."""
+
+    bounds: Bounds
+    scores: list[float] = field(default_factory=list)
+    games: int = 0
+
+    def add(self, score: float, games: int) -> None:
+        """Add one finished deal group (its score, and how many games it had)."""
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"a group score is in [0, 1], got {score!r}")
+        self.scores.append(score)
+        self.games += games
+
+    @property
+    def llr(self) -> float:
+        return llr(self.scores, self.bounds.elo0, self.bounds.elo1)
+
+    def verdict(self) -> str | None:
+        """'H1' (A is stronger by elo1), 'H0' (by elo0 at most), or None (keep playing)."""
+        value = self.llr
+        if value >= self.bounds.upper:
+            return "H1"
+        if value <= self.bounds.lower:
+            return "H0"
+        return None
+
+    def elo(self, level: float = 0.95) -> tuple[float, float, float]:
+        """The Elo difference A - B from the mean group score, with a ``level`` interval.
+
+        The interval is the t interval of the mean group score mapped to Elo; after
+        a sequential stop it is only approximate (the stop favours extreme means).
+        As in the ratings, a weak prior (`PRIOR_GROUPS` drawn groups) keeps both
+        finite when every group went one way.
+        """
+        if not self.scores:
+            return math.nan, math.nan, math.nan
+        scores = [*self.scores, *([0.5] * PRIOR_GROUPS)]
+        n = len(scores)
+        mean = float(np.mean(scores))
+        half = t_quantile(0.5 + level / 2.0, n - 1) * float(np.std(scores, ddof=1)) / math.sqrt(n)
+        return score_to_elo(mean), score_to_elo(mean - half), score_to_elo(mean + half)
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``sprt`` entry of summary.json (infinite bounds of the interval become null)."""
+        elo, low, high = self.elo()
+
+        def num(x: float) -> float | None:
+            return round(x, 2) if math.isfinite(x) else None
+
+        return {
+            "result": self.verdict() or "inconclusive",
+            "llr": round(self.llr, 4),
+            "lower": round(self.bounds.lower, 4),
+            "upper": round(self.bounds.upper, 4),
+            "elo0": self.bounds.elo0,
+            "elo1": self.bounds.elo1,
+            "alpha": self.bounds.alpha,
+            "beta": self.bounds.beta,
+            "groups": len(self.scores),
+            "games": self.games,
+            "elo": num(elo),
+            "elo_ci95": [num(low), num(high)],
+        }
