@@ -207,7 +207,7 @@ def _reproduce(
     click.echo(f"{file}: seat {seat}, decision {decision} (record {given.record}): the bot is sent {got}")
     for note in given.notes:
         click.echo(f"note: {note}")
-    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox))
+    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox), hide=[file.resolve().parent])
     turns = sum(kind == "turn" for kind in (m["type"] for m in given.messages))
     if given.fault is not None:
         recorded = f"a fault: {given.fault.kind}: {given.fault.detail}"

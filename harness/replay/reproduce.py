@@ -31,6 +31,7 @@ from harness.referee import play_game
 from harness.replay.io import read_replay
 from harness.replay.records import FaultRecord, Record
 from harness.replay.verify import verify
+from harness.sandbox import hiding
 
 _ENVELOPE = {"type", "seat", "forced", "ms"}  # an action record's fields that are the referee's
 
@@ -268,13 +269,25 @@ class Answer:
     stderr: str
 
 
-def feed(folder: Path, given: Input, *, clock: Clock | None = None, wrapper: Wrapper | None = None) -> Answer:
-    """Start the bot in ``folder`` as a fresh process (built first if it has a build) and feed it."""
+def feed(
+    folder: Path,
+    given: Input,
+    *,
+    clock: Clock | None = None,
+    wrapper: Wrapper | None = None,
+    hide: Sequence[Path] = (),
+) -> Answer:
+    """Start the bot in ``folder`` as a fresh process (built first if it has a build) and feed it.
+
+    As in a match, the bot does not see its log, nor ``hide`` (the replay's folder).
+    """
     clock = clock or Clock()
     spec = load_bot(folder)
     work = Path(tempfile.mkdtemp(prefix=f"llama-reproduce-{spec.name}-"))
     try:
         logs = work / "logs"
+        logs.mkdir()
+        wrapper = hiding(wrapper, logs, *hide)
         build_bot(spec, logs, wrapper=wrapper)
         tmp = work / "tmp"
         tmp.mkdir()
