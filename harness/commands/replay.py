@@ -197,47 +197,16 @@ def _reproduce(
         if dump is None:
             raise HarnessError("--at: say what to do with the input: --bot DIR, --dump FILE or both")
         return
-    from harness.checkbot import explain
+    from harness.replay.reproduce import summary, verdict
     from harness.sandbox import resolve_sandbox
 
-    counts: dict[str, int] = {}
-    for message in given.messages:
-        counts[message["type"]] = counts.get(message["type"], 0) + 1
-    got = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-    click.echo(f"{file}: seat {seat}, decision {decision} (record {given.record}): the bot is sent {got}")
-    for note in given.notes:
-        click.echo(f"note: {note}")
+    for line in summary(file, given):
+        click.echo(line)
     answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox), hide=[file.resolve().parent])
-    turns = sum(kind == "turn" for kind in (m["type"] for m in given.messages))
-    if given.fault is not None:
-        recorded = f"a fault: {given.fault.kind}: {given.fault.detail}"
-    else:
-        recorded = given.action(given.recorded or {})
-    took = f" in {given.recorded_ms:.2f} ms" if given.recorded_ms is not None else ""
-    click.echo(f"turn:     {_json(given.messages[-1])}")
-    if len(answer.replies) == turns:
-        _, fields, elapsed = answer.replies[-1]
-        mine = given.action(fields or {})
-        click.echo(f"bot:      {mine} in {(elapsed or 0.0) * 1000:.2f} ms   {_json(fields)}")
-        click.echo(f"recorded: {recorded}{took}   → {'the same' if mine == recorded else 'DIFFERENT'}")
-    else:
-        why = explain(answer.fault) if answer.fault is not None else "no reply"
-        click.echo(f"bot:      faulted at turn {len(answer.replies) + 1}: {why}")
-        click.echo(f"recorded: {recorded}{took}")
-    tail = answer.stderr.rstrip("\n").splitlines()[-20:]
-    click.echo(
-        "stderr:   (empty)"
-        if not tail
-        else "stderr (last lines):\n" + "\n".join(f"  {line}" for line in tail)
-    )
+    for line in verdict(given, answer):
+        click.echo(line)
     if answer.fault is not None:
         sys.exit(1)
-
-
-def _json(fields: object) -> str:
-    import json
-
-    return json.dumps(fields, separators=(",", ":"))
 
 
 def _check_seat(records: Sequence[Record], seat: int | None) -> None:

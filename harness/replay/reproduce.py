@@ -11,6 +11,7 @@ bot in a folder is started as a fresh process, as a match starts it, and fed the
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import tempfile
 from collections import deque
@@ -318,4 +319,48 @@ def feed(
         shutil.rmtree(work, ignore_errors=True)
 
 
-__all__ = ["Answer", "Input", "feed", "rebuild", "rebuild_file"]
+# -- what the author reads ------------------------------------------------------------
+
+
+def summary(file: Path, given: Input) -> list[str]:
+    """What is replayed: the decision, its record, the messages the bot is sent."""
+    counts: dict[str, int] = {}
+    for message in given.messages:
+        counts[message["type"]] = counts.get(message["type"], 0) + 1
+    sent = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    lines = [
+        f"{file}: seat {given.seat}, decision {given.decision} (record {given.record}): the bot is sent {sent}"
+    ]
+    return lines + [f"note: {note}" for note in given.notes]
+
+
+def verdict(given: Input, answer: Answer) -> list[str]:
+    """The turn, the bot's answer beside the recorded one, and the bot's stderr."""
+    from harness.checkbot import explain
+
+    if given.fault is not None:
+        recorded = f"a fault: {given.fault.kind}: {given.fault.detail}"
+    else:
+        recorded = given.action(given.recorded or {})
+    took = f" in {given.recorded_ms:.2f} ms" if given.recorded_ms is not None else ""
+    lines = [f"turn:     {_compact(given.messages[-1])}"]
+    if len(answer.replies) == sum(m["type"] == "turn" for m in given.messages):
+        _, fields, elapsed = answer.replies[-1]
+        mine = given.action(fields or {})
+        lines.append(f"bot:      {mine} in {(elapsed or 0.0) * 1000:.2f} ms   {_compact(fields)}")
+        lines.append(f"recorded: {recorded}{took}   → {'the same' if mine == recorded else 'DIFFERENT'}")
+    else:
+        why = explain(answer.fault) if answer.fault is not None else "no reply"
+        lines.append(f"bot:      faulted at turn {len(answer.replies) + 1}: {why}")
+        lines.append(f"recorded: {recorded}{took}")
+    tail = answer.stderr.rstrip("\n").splitlines()[-20:]
+    if not tail:
+        return [*lines, "stderr:   (empty)"]
+    return [*lines, "stderr (last lines):", *(f"  {line}" for line in tail)]
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+__all__ = ["Answer", "Input", "feed", "rebuild", "rebuild_file", "summary", "verdict"]
