@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-CONTROLLERS = ("cpu", "pids")
+CONTROLLERS = ("cpu", "memory", "pids")
 PARENT = "llama-harness"
 CPU_PERIOD_US = 100_000
 CPU_CORES = 1  # a bot's processes together get at most this many cores' worth of CPU time
@@ -237,6 +237,23 @@ def oom_kills(argv: Sequence[str]) -> int:
     return count
 
 
+def limits_in(argv: Sequence[str]) -> dict[str, int]:
+    """What the groups ``argv`` joins apply: ``memory`` (bytes), ``pids``, ``cpu`` (cores, rounded)."""
+    found: dict[str, int] = {}
+    for group in groups_in(argv):
+        for name, key in (("memory.limit_in_bytes", "memory"), ("memory.max", "memory"), ("pids.max", "pids")):
+            with contextlib.suppress(OSError, ValueError):
+                found[key] = int((group / name).read_text().split()[0])
+        with contextlib.suppress(OSError, ValueError):
+            quota = int((group / "cpu.cfs_quota_us").read_text())
+            period = int((group / "cpu.cfs_period_us").read_text())
+            found["cpu"] = max(1, round(quota / period))
+        with contextlib.suppress(OSError, ValueError):
+            quota_text, period_text = (group / "cpu.max").read_text().split()
+            found["cpu"] = max(1, round(int(quota_text) / int(period_text)))
+    return found
+
+
 def sweep(parent: Path, final: bool = False) -> None:
     """Remove groups left by harness processes that are gone (and, when ``final``, our own empty ones).
 
@@ -263,6 +280,7 @@ __all__ = [
     "BotGroups",
     "available",
     "groups_in",
+    "limits_in",
     "missing",
     "new_groups",
     "oom_kills",

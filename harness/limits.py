@@ -18,7 +18,7 @@ MIB = 1 << 20
 
 # name → (default, what it bounds); the names are the keys of bot.toml [limits]
 LIMITS: dict[str, tuple[int, str]] = {
-    "memory_mb": (2048, "address space of each process, MiB (RLIMIT_AS)"),
+    "memory_mb": (2048, "memory the bot's processes use together, MiB (a memory cgroup; else RLIMIT_AS per process)"),
     "cpu_seconds": (3600, "CPU seconds of each process over its whole life (RLIMIT_CPU)"),
     "open_files": (256, "open file descriptors per process (RLIMIT_NOFILE)"),
     "file_size_mb": (64, "largest file a process may write, MiB (RLIMIT_FSIZE)"),
@@ -88,12 +88,18 @@ def merge_limits(league: Mapping[str, int], bot: Mapping[str, int], bot_name: st
     return {**caps, **own}
 
 
-def prlimit_args(limits: Mapping[str, int]) -> list[str]:
-    """The ``prlimit`` options (soft = hard) for merged ``limits``."""
+def prlimit_args(limits: Mapping[str, int], address_space: bool = True) -> list[str]:
+    """The ``prlimit`` options (soft = hard) for merged ``limits``.
+
+    ``address_space``: bound memory with RLIMIT_AS, the fallback where no memory cgroup
+    bounds what the bot uses (a JVM, Go or Node reserves more than it uses, and cannot
+    start under an address-space limit of 2 GiB).
+    """
     # no --nproc: RLIMIT_NPROC counts every process of the user (the referee's too)
     # and does not bind root; ``processes`` is a pids cgroup instead
+    memory = [f"--as={limits['memory_mb'] * MIB}"] if address_space else []
     return [
-        f"--as={limits['memory_mb'] * MIB}",
+        *memory,
         # soft < hard: SIGXCPU first, then SIGKILL a second later if it is ignored
         f"--cpu={limits['cpu_seconds']}:{limits['cpu_seconds'] + 1}",
         f"--nofile={limits['open_files']}",

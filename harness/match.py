@@ -96,9 +96,13 @@ class BotPlayer:
         self.proc = BotProcess(self.spec, self.log_path, self._tmp, wrapper=wrapper)
         session = BotSession(self.proc, startup=clock.startup, move=clock.move)
         game = get_game(self.settings.game)
-        reply = session.handshake(
-            hello_for(game, self.settings.options, seat=seat, players=players, games=self.games, clock=clock)
-        )
+        try:
+            reply = session.handshake(
+                hello_for(game, self.settings.options, seat=seat, players=players, games=self.games, clock=clock)
+            )
+        except BotFault as fault:  # a bot that dies at start-up: say what it was allowed
+            fault.detail = f"{fault.detail} ({self.proc.limits_note()})"
+            raise
         self.version = reply.version
         self.session = session
         return session

@@ -50,7 +50,9 @@ def _limits_prefix(
 ) -> tuple[list[str], dict[str, int]]:
     limits = merge_limits(league, spec.limits, spec.name)
     groups = cgroups.new_groups(spec.name, limits)
-    return [*groups.join_argv(), prlimit, *prlimit_args(limits), "--"], limits
+    # memory: what the bot uses, in its cgroup; the address space only where there is none
+    address_space = "memory" not in groups.controllers
+    return [*groups.join_argv(), prlimit, *prlimit_args(limits, address_space), "--"], limits
 
 
 @dataclass(frozen=True)

@@ -50,11 +50,17 @@ except OSError:
 out["tmp_mib_written"] = written
 out["home_is_tmp"] = os.environ["HOME"] == tmp and os.path.isdir(tmp)
 out["pids_seen"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
-try:
-    bytearray(3 << 30)
-    out["alloc_3g"] = True
-except MemoryError:
-    out["alloc_3g"] = False
+# in a child: a memory cgroup kills what uses too much (an address-space limit refuses it)
+pid = os.fork()
+if pid == 0:
+    try:
+        block = bytearray(3 << 30)
+        for index in range(0, len(block), 4096):
+            block[index] = 1
+        os._exit(0)
+    except MemoryError:
+        os._exit(3)
+out["alloc_3g"] = os.waitpid(pid, 0)[1] == 0
 forked = 0
 children = []
 for _ in range(40):
@@ -112,8 +118,28 @@ def test_limited_argv_applies_prlimit(tmp_path: Path) -> None:
     start = argv.index(wrapper.prlimit)
     end = argv.index("--", start)
     assert argv[end + 1 : end + 3] == [shutil.which("env", path="/usr/bin:/bin"), "-i"]  # the bot's env last
-    assert f"--as={300 << 20}" in argv[start:] and "--nofile=99" in argv[start:]
+    assert "--nofile=99" in argv[start:]
     assert any(a.startswith("--fsize=") for a in argv) and any(a.startswith("--cpu=") for a in argv)
+    groups = cgroups.groups_in(argv)
+    try:
+        if "memory" in cgroups.available():  # what the bot uses, in its cgroup; no address-space limit
+            assert cgroups.limits_in(argv)["memory"] == 300 << 20
+            assert not any(a.startswith("--as=") for a in argv)
+        else:
+            assert f"--as={300 << 20}" in argv[start:]
+    finally:
+        cgroups.release(argv)
+    assert not any(group.exists() for group in groups)
+
+
+def test_without_a_memory_cgroup_the_address_space_is_limited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = cgroups.hierarchies()
+    monkeypatch.setattr(cgroups, "hierarchies", lambda: tuple(h for h in real if "memory" not in h.controllers))
+    wrapper = resolve_sandbox("none")
+    assert wrapper is not None
+    argv = wrapper(_spec(tmp_path, {"memory_mb": 300}), tmp_path)
+    cgroups.release(argv)
+    assert f"--as={300 << 20}" in argv
 
 
 def test_wrappers_pickle(tmp_path: Path) -> None:

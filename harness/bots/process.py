@@ -182,6 +182,14 @@ class BotProcess:
             if self.exited():
                 raise BotCrashed(f"{self._how()} (its stdout still open)") from None
             raise
+        except BotCrashed as err:
+            # stdout closes a moment before the exit is reported: say how it ended when it has
+            end = time.monotonic() + 0.5
+            while (how := self._how()) is None and time.monotonic() < end:
+                time.sleep(0.005)
+            if how is not None:
+                err.detail = f"{err.detail}, {how}"
+            raise
 
     def exited(self) -> bool:
         """True once the bot has exited, without reaping it (WNOWAIT)."""
@@ -206,9 +214,30 @@ class BotProcess:
             return "exited" if code is None else f"exited with status {code}"
         if info is None:
             return None
-        if info.si_code == os.CLD_EXITED:
-            return f"exited with status {info.si_status}"
-        return f"killed by signal {info.si_status}"
+        how = f"exited with status {info.si_status}"
+        if info.si_code != os.CLD_EXITED:
+            how = f"killed by signal {info.si_status}"
+        if cgroups.oom_kills(self._wrapper):  # the kernel killed a process of it for memory
+            memory = cgroups.limits_in(self._wrapper).get("memory", 0) >> 20
+            how = f"{how}: it used all of its {memory} MB memory limit"
+        return how
+
+    def limits_note(self) -> str:
+        """The limits the bot runs under, for a fault at start-up: "limits: memory 2048 MB (cgroup), ..."."""
+        parts = []
+        groups = cgroups.limits_in(self._wrapper)
+        options = dict(arg[2:].split("=", 1) for arg in self._wrapper if arg.startswith("--") and "=" in arg)
+        if "memory" in groups:
+            parts.append(f"memory {groups['memory'] >> 20} MB for all its processes (cgroup)")
+        elif "as" in options:
+            parts.append(f"address space {int(options['as']) >> 20} MB per process (RLIMIT_AS; no memory cgroup here)")
+        if "pids" in groups:
+            parts.append(f"{groups['pids']} processes and threads")
+        if "nofile" in options:
+            parts.append(f"{options['nofile']} open files")
+        if "cpu" in groups:
+            parts.append(f"{groups['cpu']} core's worth of CPU")
+        return "limits: " + ", ".join(parts) if parts else "no resource limits"
 
     def drain_stderr(self) -> bool:
         """Copy what the bot wrote to stderr into its log, up to the cap; False at EOF."""

@@ -82,6 +82,8 @@ def _copy(source: Path, dest: Path, name: str, env: dict[str, str]) -> Path:
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
     lines = [f'name = "{name}"', 'version = "1"', 'command = ["python3", "bot.py"]', "[env]"]
     lines += [f'{key} = "{value}"' for key, value in env.items()]
+    if source.name == "alloc_10g":  # reach the memory limit fast (a bot may lower a limit)
+        lines += ["[limits]", "memory_mb = 256"]
     (dest / "bot.toml").write_text("\n".join(lines) + "\n")
     return dest
 

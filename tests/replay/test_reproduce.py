@@ -250,7 +250,8 @@ def test_the_turn_a_bot_crashed_at_is_replayed_into_it(tmp_path: Path) -> None:
     lines = reproduced.stdout.splitlines()
     assert (
         lines[2]
-        == f"bot:      faulted at turn {n}: crash: end of output (stdout closed) (the bot stopped: read its stderr)"
+        == f"bot:      faulted at turn {n}: crash: end of output (stdout closed), exited with status 3 "
+        "(the bot stopped: read its stderr)"
     )
-    assert lines[3] == "recorded: a fault: crash: end of output (stdout closed)"
+    assert lines[3] == "recorded: a fault: crash: end of output (stdout closed), exited with status 3"
     assert "  crash_mid: giving up now" in lines[4:]
