@@ -130,8 +130,8 @@ def test_check_bot_prints_the_command_that_replays_the_faulty_turn(tmp_path: Pat
     shutil.which("java") is None or shutil.which("javac") is None, reason="no JDK installed (java, javac)"
 )
 def test_a_jvm_bot_with_the_documented_flags_passes_check_bot(tmp_path: Path) -> None:
-    # docs/protocol.md, Runtimes: without these flags the JVM cannot start under the
-    # default 2 GiB address-space limit; with them it builds, starts and plays
+    # docs/protocol.md, Runtimes: with these flags the JVM builds, starts and plays under
+    # the default limits, a memory cgroup or (without one) a 2 GiB address space
     folder = shutil.copytree(TEST_BOTS / "java_bot", tmp_path / "java_bot")
     with time_limit(180):
         result = invoke("check-bot", folder, "-n", "1", "--opponent", SAMPLE_RANDOM)
