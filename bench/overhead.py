@@ -2,16 +2,21 @@
 
 Run: ``python bench/overhead.py [--games N] [--repeats R]``
 
+For L.L.A.M.A. (one seat acts at a time) and then for Llama Llama (all four seats
+decide at once at every step):
+
 1. A capture run records every message the harness sends to each bot in a 4-player
    match of minimal bots (first legal action), in order.
 2. Timed, alternating R times: the harness playing the same match (validation, rules,
    replay writing, timing), and a baseline loop that writes the same messages through
-   pipes to the same kind of bot processes and reads each reply, with no validation.
+   pipes to the same kind of bot processes and reads each reply, with no validation
+   (for a simultaneous step it writes the four turns, then reads the four replies).
    Both run pinned to the same core (a pipe round trip costs ~6 µs on one core and
    33-46 µs across cores here).
 3. The rules engine alone: random games per second, no processes.
 
-The last line is ``overhead ratio: X.XX`` (harness ÷ baseline, per decision).
+The last two lines are ``overhead ratio: X.XX`` (L.L.A.M.A.) and ``overhead ratio
+llama-llama: X.XX`` (harness ÷ baseline, per decision).
 """
 
 from __future__ import annotations
@@ -51,26 +56,27 @@ main()
 """
 
 
-def make_bots(root: Path, count: int) -> list[Path]:
+def make_bots(root: Path, count: int, game: str = "llama") -> list[Path]:
     folders = []
     for index in range(count):
         folder = root / f"minimal{index}"
-        folder.mkdir()
+        folder.mkdir(parents=True)
         (folder / "bot.py").write_text(MINIMAL_BOT)
         (folder / "bot.toml").write_text(
             f'name = "minimal{index}"\nversion = "1"\ncommand = ["{sys.executable}", "bot.py"]\n'
+            f'games = ["{game}"]\n'
         )
         folders.append(folder)
     return folders
 
 
-def play(folders: list[Path], games: int, out: Path) -> tuple[float, int]:
+def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tuple[float, int]:
     """Play the match through the harness; return (seconds, decisions)."""
     specs = [load_bot(folder) for folder in folders]
     names = [spec.name for spec in specs]
-    game = get_game("llama")
+    game = get_game(name)
     settings = TableSettings(
-        game="llama", options=game.parse_options({}), clock=Clock(10.0, 5.0), logs=out / "logs"
+        game=name, options=game.parse_options({}), clock=Clock(10.0, 5.0), logs=out / "logs"
     )
     decisions = 0
     with Table(specs, settings, games) as table:
@@ -90,7 +96,7 @@ def play(folders: list[Path], games: int, out: Path) -> tuple[float, int]:
     return elapsed, decisions
 
 
-def capture(folders: list[Path], games: int, out: Path) -> list[tuple[str, bytes, bool]]:
+def capture(folders: list[Path], games: int, out: Path, name: str = "llama") -> list[tuple[str, bytes, bool]]:
     """Run the match once, recording (bot, line, expects_reply) for every message sent."""
     sent: list[tuple[str, bytes, bool]] = []
     original_send = session_module.BotSession.send_turn
@@ -116,7 +122,7 @@ def capture(folders: list[Path], games: int, out: Path) -> list[tuple[str, bytes
     session_module.BotSession.notify = notify  # type: ignore[method-assign]
     session_module.BotSession.__init__ = init  # type: ignore[method-assign]
     try:
-        play(folders, games, out)
+        play(folders, games, out, name)
     finally:
         session_module.BotSession.send_turn = original_send  # type: ignore[method-assign]
         session_module.BotSession.notify = original_notify  # type: ignore[method-assign]
@@ -124,8 +130,12 @@ def capture(folders: list[Path], games: int, out: Path) -> list[tuple[str, bytes
     return sent
 
 
-def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]]) -> tuple[float, int]:
-    """Send the captured messages through bare pipes and read each reply; no validation."""
+def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]], together: bool = False) -> tuple[float, int]:
+    """Send the captured messages through bare pipes and read each reply; no validation.
+
+    ``together``: the turns of a step (consecutive turns to different bots) are all
+    written before their replies are read, as the referee asks a simultaneous step.
+    """
     procs = {}
     for folder in folders:
         name = folder.name
@@ -140,15 +150,23 @@ def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]]) -> tupl
         proc.stdout.readline()
     pipes = {name: (proc.stdin, proc.stdout) for name, proc in procs.items()}
     decisions = 0
+    waiting: list[str] = []
     start = time.perf_counter()
     for name, line, expects_reply in script:
         stdin, stdout = pipes[name]
         assert stdin and stdout
+        if waiting and (not expects_reply or name in waiting or not together):
+            for other in waiting:
+                pipes[other][1].readline()  # type: ignore[union-attr]
+            decisions += len(waiting)
+            waiting = []
         stdin.write(line)
         stdin.flush()
         if expects_reply:
-            stdout.readline()
-            decisions += 1
+            waiting.append(name)
+    for other in waiting:
+        pipes[other][1].readline()  # type: ignore[union-attr]
+    decisions += len(waiting)
     elapsed = time.perf_counter() - start
     for proc in procs.values():
         assert proc.stdin
@@ -171,6 +189,34 @@ def engine_speed(games: int) -> float:
     return games / (time.perf_counter() - start)
 
 
+def measure(root: Path, name: str, games: int, repeats: int, core: int) -> float:
+    """Print the harness and baseline figures of a 4-player match of ``name``; return the ratio."""
+    folders = make_bots(root / name, 4, name)
+    script = capture(folders, games, root / name / "capture", name)
+    turns = sum(1 for _, _, reply in script if reply)
+    together = name != "llama"
+    print(
+        f"{name}: 4 minimal bots, {games} games, {turns} decisions, "
+        f"{len(script)} messages, pinned to core {core}"
+    )
+    harness_runs, base_runs = [], []
+    for repeat in range(repeats):
+        seconds, decisions = play(folders, games, root / name / f"run{repeat}", name)
+        harness_runs.append(seconds / decisions)
+        seconds, decisions = baseline(folders, script, together)
+        base_runs.append(seconds / decisions)
+    h, b = statistics.median(harness_runs), statistics.median(base_runs)
+    print(
+        f"  harness:  {h * 1e6:7.1f} µs per decision (median of {repeats}; "
+        f"min {min(harness_runs) * 1e6:.1f})"
+    )
+    print(
+        f"  baseline: {b * 1e6:7.1f} µs per decision (median of {repeats}; "
+        f"min {min(base_runs) * 1e6:.1f})"
+    )
+    return h / b
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=60)
@@ -182,30 +228,12 @@ def main() -> None:
     os.sched_setaffinity(0, {core})  # children inherit it: referee and bots share the core
     with tempfile.TemporaryDirectory(prefix="llama-bench-") as tmp:
         root = Path(tmp)
-        folders = make_bots(root, 4)
-        script = capture(folders, args.games, root / "capture")
-        turns = sum(1 for _, _, reply in script if reply)
-        print(
-            f"match: 4 minimal bots, {args.games} games, {turns} decisions, "
-            f"{len(script)} messages, pinned to core {core}"
-        )
-        harness_runs, base_runs = [], []
-        for repeat in range(args.repeats):
-            seconds, decisions = play(folders, args.games, root / f"run{repeat}")
-            harness_runs.append(seconds / decisions)
-            seconds, decisions = baseline(folders, script)
-            base_runs.append(seconds / decisions)
-        h, b = statistics.median(harness_runs), statistics.median(base_runs)
-        print(
-            f"harness:  {h * 1e6:7.1f} µs per decision (median of {args.repeats}; "
-            f"min {min(harness_runs) * 1e6:.1f})"
-        )
-        print(
-            f"baseline: {b * 1e6:7.1f} µs per decision (median of {args.repeats}; "
-            f"min {min(base_runs) * 1e6:.1f})"
-        )
+        llama = measure(root, "llama", args.games, args.repeats, core)
+        # a Llama Llama game has ~80 decisions against L.L.A.M.A.'s ~170: twice the games
+        simultaneous = measure(root, "llama-llama", 2 * args.games, args.repeats, core)
     print(f"rules engine: {engine_speed(2000):.0f} random 4-player games per second (in-process)")
-    print(f"overhead ratio: {h / b:.2f}")
+    print(f"overhead ratio: {llama:.2f}")
+    print(f"overhead ratio llama-llama: {simultaneous:.2f}")
 
 
 if __name__ == "__main__":

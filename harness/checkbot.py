@@ -12,12 +12,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import random
 import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +24,8 @@ from typing import Any
 from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import LOG_CAP, BotProcess
 from harness.errors import BotFault, FaultKind, HarnessError
-from harness.games.base import IllegalAction, InvalidReply
-from harness.games.llama.rules import LLAMA, Deal, Options, Variant, deck, placements
-from harness.games.llama.state import LlamaState
+from harness.games import DEFAULT_GAME, get_game
+from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Position
 from harness.limits import merge_limits
 from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
 from harness.protocol import build
@@ -35,7 +33,6 @@ from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSessi
 from harness.referee import winners
 from harness.sandbox import hiding
 
-PLAYERS = 3
 # where the sample bots are looked for: a checkout beside the package (editable install),
 # then ./sample_bots (a checkout with the package installed from it, as tox does)
 SAMPLE_BOTS = (Path(__file__).resolve().parent.parent / "sample_bots", Path("sample_bots"))
@@ -75,128 +72,36 @@ class Settings:
     games: int = 3
     seed: int = 0
     out: Path | None = None  # keep logs and replays here (else a temp folder)
+    game: str = DEFAULT_GAME
+
+    @property
+    def game_entry(self) -> Game:
+        return get_game(self.game)
 
 
 # -- scripted positions ----------------------------------------------------------------
 
 
-def _deal(hands: Sequence[Sequence[int]], discard: int, stock: Sequence[int] | None = None) -> Deal:
-    """A deal with these hands and discard; the stock is the rest of the deck unless given."""
-    rest = deck(Variant.STANDARD)
-    for card in [discard, *(card for hand in hands for card in hand)]:
-        rest.remove(card)  # ValueError: a scenario uses more copies than the deck holds
-    if stock is None:
-        random.Random(len(rest)).shuffle(rest)
-        stock = rest
-    return Deal(hands=tuple(tuple(hand) for hand in hands), discard=discard, stock=tuple(stock))
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A position for the bot at ``seat``: a deal, the other seats' moves, a tweak."""
-
-    name: str
-    seat: int
-    deal: Deal
-    before: tuple[dict[str, Any], ...] = ()  # wire actions of the seats before the bot
-    legal: tuple[str, ...] = ()  # the legal actions it must see (a self-check)
-    tweak: Callable[[LlamaState], None] | None = field(default=None, compare=False)
-
-    def state(self) -> LlamaState:
-        state = LlamaState(Options(), PLAYERS, lambda _round: self.deal)
-        if self.tweak is not None:
-            self.tweak(state)
-        return state
-
-
-def _one_card(state: LlamaState) -> None:
-    state.hands[0] = [3]
-
-
-SCENARIOS = (
-    Scenario(
-        "first turn",
-        0,
-        _deal([(1, 2, 3, 5, 6, 6), (1, 1, 4, 4, 5, 7), (2, 3, 3, 6, 7, 7)], 2),
-        legal=("play 2", "play 3", "draw", "quit"),
-    ),
-    Scenario(
-        "only quit is legal",
-        2,
-        _deal([(2, 2, 3, 4, 5, 6), (1, 1, 2, 3, 4, 5), (1, 1, 2, 5, 6, 7)], 3),
-        before=({"action": "quit"}, {"action": "quit"}),
-        legal=("quit",),
-    ),
-    Scenario(
-        "last player left in the round (no draw)",
-        2,
-        _deal([(2, 2, 3, 4, 5, 6), (1, 1, 2, 3, 4, 6), (1, 1, 2, 5, 6, 7)], 4),
-        before=({"action": "quit"}, {"action": "quit"}),
-        legal=("play 5", "quit"),
-    ),
-    Scenario(
-        "empty stock",
-        1,
-        _deal([(3, 5, 5, 6, 6, 7), (4, 4, 6, 1, 1, 2), (1, 2, 3, 3, 5, 7)], 2, stock=()),
-        before=({"action": "play", "card": 3},),
-        legal=("play 4", "quit"),
-    ),
-    Scenario(
-        "a Llama on top",
-        0,
-        _deal([(7, 1, 3, 5, 5, 2), (2, 2, 3, 4, 6, 6), (1, 3, 4, 4, 5, 6)], LLAMA),
-        legal=("play 7", "play 1", "draw", "quit"),
-    ),
-    Scenario(
-        "a 6 on top",
-        1,
-        _deal([(1, 1, 2, 3, 4, 5), (6, 7, 2, 2, 3, 4), (1, 3, 4, 5, 5, 7)], 6),
-        before=({"action": "draw"},),
-        legal=("play 6", "play 7", "draw", "quit"),
-    ),
-    Scenario(
-        "one card left",
-        0,
-        _deal([(3, 1, 1, 4, 4, 5), (2, 2, 5, 6, 6, 7), (1, 3, 4, 5, 6, 7)], 2),
-        legal=("play 3", "draw", "quit"),
-        tweak=_one_card,
-    ),
-)
-
-
-def _label(action: Any) -> str:
-    return str(action)
-
-
-def hello_message(seat: int, players: int, games: int, clock: Clock) -> dict[str, Any]:
-    """The hello the referee sends, with the default rules."""
+def hello_message(seat: int, players: int, games: int, clock: Clock, game: str = DEFAULT_GAME) -> dict[str, Any]:
+    """The hello the referee sends, with the game's default rules."""
+    entry = get_game(game)
+    options = entry.parse_options({})
     return build.hello_message(
-        "llama",
-        Options().to_dict(),
+        entry.name,
+        options.to_dict(),
         seat=seat,
         players=players,
         games=games,
         startup=clock.startup,
         move=clock.move,
-        fields={"variant": Options().variant.value},
+        fields=entry.hello_fields(options),
     )
 
 
-def prepare(scenario: Scenario) -> tuple[LlamaState, dict[str, Any]]:
-    """Play the other seats' moves; return the state and the round_start notice for the bot."""
-    state = scenario.state()
-    notice = {"type": "round_start", "game": 0, **state.round_start_notice(scenario.seat)}
-    for wire in scenario.before:
-        state.apply([state.parse_action(state.acting()[0], wire)])
-    if tuple(state.acting()) != (scenario.seat,):
-        raise RuntimeError(f"scenario {scenario.name!r}: seat {scenario.seat} is not to move")
-    return state, notice
-
-
-def game_end_message(state: LlamaState, game_no: int) -> dict[str, Any]:
+def game_end_message(game: Game, state: GameState, game_no: int) -> dict[str, Any]:
     """A game cut short after the scripted position (adjudicated)."""
     forfeited = [False] * state.players
-    places = placements(state.scores, forfeited)
+    places = game.placements(state, forfeited)
     return {
         "type": "game_end",
         "game": game_no,
@@ -235,6 +140,11 @@ class _Bot:
         self.session: BotSession | None = None
         self.times: list[float] = []
 
+    def hello(self, position: Position, games: int, seat: int | None = None) -> dict[str, Any]:
+        """The hello for a process that will play ``position`` first."""
+        seat = position.seat if seat is None else seat
+        return hello_message(seat, position.state.players, games, self.settings.clock, self.settings.game)
+
     def start(self, hello: dict[str, Any]) -> tuple[str, str]:
         wrapper = self.settings.wrapper(self.spec, self.tmp) if self.settings.wrapper else []
         self.proc = BotProcess(self.spec, self.log, self.tmp, wrapper=wrapper)
@@ -271,39 +181,40 @@ class _Bot:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def _position(bot: _Bot, scenario: Scenario, game_no: int, extra: dict[str, Any] | None = None) -> Check:
-    name = f"position: {scenario.name}"
-    state, notice = prepare(scenario)
-    notice["game"] = game_no
+def _position(bot: _Bot, position: Position, game_no: int, extra: dict[str, Any] | None = None) -> Check:
+    name = f"position: {position.name}"
+    state, seat, game = position.state, position.seat, bot.settings.game_entry
     extra = extra or {}
-    turn = build.turn_message(game_no, state.turn(scenario.seat))
-    legal = [_label(a) for a in state.legal_actions(scenario.seat)]
+    turn = build.turn_message(game_no, state.turn(seat))
+    legal = list(position.legal)
     start = {
         "type": "game_start",
         "game": game_no,
-        "seat": scenario.seat,
-        "players": PLAYERS,
+        "seat": seat,
+        "players": state.players,
         "seed": game_no,
     }
     try:
         bot.notify({**start, **extra})
-        bot.notify({**notice, **extra})
+        for notice in position.notices:
+            bot.notify({"type": notice["type"], "game": game_no, **notice, **extra})
         wire = bot.ask({**turn, **extra})
     except BotFault as fault:
         return Check(name, False, bot.fail(fault))
     try:
-        action = state.parse_action(scenario.seat, wire)
+        action = state.parse_action(seat, wire)
     except InvalidReply as err:
         return Check(name, False, bot.fail(invalid_reply(wire, str(err))))
     except IllegalAction as err:
         bot.stop()
         return Check(name, False, f"answered an illegal move: {err} (legal here: {', '.join(legal)})")
-    state.apply([action])
+    # the other seats acting at once (a simultaneous position) take the referee's forced action
+    state.apply([action if other == seat else state.forced_action(other) for other in state.acting()])
     try:
-        bot.notify(game_end_message(state, game_no))
+        bot.notify(game_end_message(game, state, game_no))
     except BotFault as fault:
         return Check(name, False, bot.fail(fault))
-    return Check(name, True, f"{_label(action)}; legal: {', '.join(legal)}")
+    return Check(name, True, f"{game.action_label(action)}; legal: {', '.join(legal)}")
 
 
 def _after_end(bot: _Bot, wait: float = 0.5) -> Check:
@@ -318,40 +229,42 @@ def _after_end(bot: _Bot, wait: float = 0.5) -> Check:
     return Check(AFTER_END, True)
 
 
-def _attempt(bot: _Bot, scenario: Scenario, game_no: int, games: int) -> Check:
-    """One position, restarting the bot first if a fault stopped it."""
+def _attempt(bot: _Bot, index: int, game_no: int, games: int) -> Check:
+    """One position (a fresh copy), restarting the bot first if a fault stopped it."""
+    position = bot.settings.game_entry.positions()[index]
     if bot.session is None:
         try:
-            bot.start(hello_message(scenario.seat, PLAYERS, games, bot.settings.clock))
+            bot.start(bot.hello(position, games))
         except BotFault as fault:
-            return Check(f"position: {scenario.name}", False, f"restart failed: {bot.fail(fault)}")
-    return _position(bot, scenario, game_no)
+            return Check(f"position: {position.name}", False, f"restart failed: {bot.fail(fault)}")
+    return _position(bot, position, game_no)
 
 
 def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]) -> Iterator[Check]:
     """The handshake, then every scripted position, restarting the bot after a fault."""
     bot = _Bot(spec, settings, logs)
-    games = len(SCENARIOS)
+    positions = settings.game_entry.positions()
+    games = len(positions)
     try:
         try:
-            name, version = bot.start(hello_message(SCENARIOS[0].seat, PLAYERS, games, settings.clock))
+            name, version = bot.start(bot.hello(positions[0], games))
         except BotFault as fault:
             yield Check("handshake", False, bot.fail(fault))
-            for scenario in SCENARIOS:
-                yield Check(f"position: {scenario.name}", False, "not tried: the handshake failed")
+            for position in positions:
+                yield Check(f"position: {position.name}", False, "not tried: the handshake failed")
             return
         yield Check("handshake", True, f"name {name!r}, version {version!r}")
         told: Check | None = None  # whether it keeps reading after game_end, once known
-        for game_no, scenario in enumerate(SCENARIOS, 1):
+        for index in range(games):
             if told is not None and not told.ok:
                 bot.stop()  # it exits after game_end: each position gets a fresh process
-            check = _attempt(bot, scenario, game_no, games)
+            check = _attempt(bot, index, index + 1, games)
             if not check.ok and EXITED_AFTER_END in check.reason:
                 # the fault is the previous game's: say so once, and try this position again
                 if told is None:
                     told = Check(AFTER_END, False, EXITED_AFTER_END)
                     yield told
-                check = _attempt(bot, scenario, game_no, games)
+                check = _attempt(bot, index, index + 1, games)
             yield check
             if check.ok and told is None:  # once, after the first position that passes
                 told = _after_end(bot)
@@ -359,13 +272,14 @@ def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]
         bot.stop()
         # unknown fields and message types: a fresh process, every message with extras
         extra = {"x_future_field": {"note": "ignore fields you do not know"}}
+        first = settings.game_entry.positions()[0]
         try:
-            bot.start({**hello_message(0, PLAYERS, 1, settings.clock), **extra})
+            bot.start({**bot.hello(first, 1, seat=0), **extra})
             bot.notify({"type": "x_announcement", "text": "ignore message types you do not know"})
         except BotFault as fault:
             yield Check("unknown fields and messages", False, bot.fail(fault))
             return
-        check = _position(bot, SCENARIOS[0], 1, extra)
+        check = _position(bot, first, 1, extra)
         yield dataclasses.replace(
             check, name="unknown fields and messages", reason="" if check.ok else check.reason
         )
@@ -377,12 +291,23 @@ def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]
 # -- games against the sample bots ----------------------------------------------------
 
 
-def default_opponents() -> tuple[Path, ...]:
+def default_opponents(game: str = DEFAULT_GAME) -> tuple[Path, ...]:
+    """The sample bots that play ``game`` (for the default game: random and heuristic)."""
     for folder in SAMPLE_BOTS:
-        found = tuple(folder / name for name in DEFAULT_OPPONENTS if (folder / name / "bot.toml").is_file())
+        if game == DEFAULT_GAME:
+            found = tuple(folder / name for name in DEFAULT_OPPONENTS if (folder / name / "bot.toml").is_file())
+        else:
+            found = tuple(sorted(bot.parent for bot in folder.glob("*/bot.toml") if _plays(bot.parent, game)))
         if found:
             return found
     return ()
+
+
+def _plays(folder: Path, game: str) -> bool:
+    try:
+        return game in load_bot(folder).games
+    except HarnessError:
+        return False
 
 
 def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> Iterator[Check]:
@@ -405,8 +330,13 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
             other = dataclasses.replace(other, name=f"{other.name}-opponent")
         opponents[index] = other
         taken.add(other.name)
+    game = settings.game_entry
     table = TableSettings(
-        game="llama", options=Options(), clock=settings.clock, logs=out / "logs", wrapper=settings.wrapper
+        game=game.name,
+        options=game.parse_options({}),
+        clock=settings.clock,
+        logs=out / "logs",
+        wrapper=settings.wrapper,
     )
     try:
         result = run_match(MatchConfig((spec, *opponents), settings.games, settings.seed, out, table))
@@ -513,6 +443,9 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
     except HarnessError as err:
         yield Check("manifest", False, str(err))
         return
+    if settings.game not in spec.games:
+        yield Check("manifest", False, f"bot {spec.name!r} does not play {settings.game}: add it to games in bot.toml")
+        return
     yield Check("manifest", True, f"bot {spec.name!r} version {spec.version!r}")
     own_out = settings.out is None
     out = Path(tempfile.mkdtemp(prefix="llama-check-")) if settings.out is None else settings.out
@@ -543,12 +476,9 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
 
 
 __all__ = [
-    "SCENARIOS",
     "Check",
-    "Scenario",
     "Settings",
     "check_bot",
     "default_opponents",
     "hello_message",
-    "prepare",
 ]

@@ -9,12 +9,15 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from harness.bots.manifest import Manifest
-from harness.protocol.messages import FromBot, ToBot
-from harness.replay.records import Record
+from harness.games import DEFAULT_GAME, REGISTRY
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """File name → schema, for every schema the harness publishes."""
+    """File name → schema, for every schema the harness publishes: each game's, and the manifest's.
+
+    A game's files are ``<game>-protocol-to-bot``, ``<game>-protocol-from-bot`` and
+    ``<game>-replay``; the default game keeps the names it was first published under.
+    """
 
     def titled(adapter: TypeAdapter[Any], title: str, description: str) -> dict[str, Any]:
         schema = adapter.json_schema()
@@ -25,24 +28,27 @@ def schemas() -> dict[str, dict[str, Any]]:
             **schema,
         }
 
-    return {
-        "protocol-to-bot.schema.json": titled(
-            TypeAdapter(ToBot),
-            "llama-harness protocol v1: referee to bot",
+    out: dict[str, dict[str, Any]] = {}
+    for name in sorted(REGISTRY):
+        game = REGISTRY[name]
+        prefix, of = ("", "") if name == DEFAULT_GAME else (f"{name}-", f" ({game.title})")
+        out[f"{prefix}protocol-to-bot.schema.json"] = titled(
+            TypeAdapter(game.wire.to_bot),
+            f"llama-harness protocol v1: referee to bot{of}",
             "One JSON object per line on the bot's stdin.",
-        ),
-        "protocol-from-bot.schema.json": titled(
-            TypeAdapter(FromBot),
-            "llama-harness protocol v1: bot to referee",
+        )
+        out[f"{prefix}protocol-from-bot.schema.json"] = titled(
+            TypeAdapter(game.wire.from_bot),
+            f"llama-harness protocol v1: bot to referee{of}",
             "One JSON object per line on the bot's stdout. Unknown extra fields are ignored.",
-        ),
-        "replay.schema.json": titled(
-            TypeAdapter(Record),
-            "llama-harness replay format v1",
+        )
+        out[f"{prefix}replay.schema.json"] = titled(
+            game.wire.records_adapter,
+            f"llama-harness replay format v1{of}",
             "One record per line of a replay file (.jsonl or .jsonl.gz).",
-        ),
-        "bot-toml.schema.json": titled(TypeAdapter(Manifest), "bot.toml", "The manifest of a bot folder."),
-    }
+        )
+    out["bot-toml.schema.json"] = titled(TypeAdapter(Manifest), "bot.toml", "The manifest of a bot folder.")
+    return out
 
 
 def render(schema: dict[str, Any]) -> str:

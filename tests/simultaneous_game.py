@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from harness.errors import one_line
 from harness.games.base import BadOptions, IllegalAction, InvalidReply, Outcome
 
 
@@ -85,8 +86,8 @@ class PickGame:
     def parse_options(self, raw: Mapping[str, object]) -> PickOptions:
         try:
             return PickOptions.model_validate(dict(raw))
-        except ValueError as err:
-            raise BadOptions(str(err)) from None
+        except ValidationError as err:
+            raise BadOptions(one_line(err)) from None
 
     def new_game(self, options: PickOptions, players: int, seed: int) -> PickState:
         return PickState(players, options.steps)

@@ -9,17 +9,17 @@ import pytest
 from click.testing import CliRunner
 
 from harness.checkbot import (
-    SCENARIOS,
     Settings,
     check_bot,
     game_end_message,
     hello_message,
-    prepare,
 )
 from harness.cli import main
+from harness.games.llama import LLAMA_GAME
+from harness.games.llama.positions import SCENARIOS, prepare
+from harness.games.llama.wire import TO_BOT
 from harness.match import Clock
 from harness.protocol.build import turn_message
-from harness.protocol.messages import TO_BOT
 from harness.sandbox import resolve_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def test_scenario_is_the_position_it_claims(scenario) -> None:  # type: ignore[n
     for message in (hello_message(scenario.seat, 3, 7, clock), {**notice, "game": 1}, turn):
         TO_BOT.validate_python(message)  # exactly what the referee may send
     state.apply([state.legal_actions()[0]])
-    TO_BOT.validate_python(game_end_message(state, 1))
+    TO_BOT.validate_python(game_end_message(LLAMA_GAME, state, 1))
 
 
 def test_edge_cases_are_covered() -> None:

@@ -18,10 +18,10 @@ from helpers import bot_processes, fault_bot, no_bot_processes_left, pid_alive, 
 
 from harness.bots.manifest import load_bot
 from harness.games.llama import LLAMA_GAME
+from harness.games.llama.records import ActionRecord, FaultRecord, GameEndRecord, Header, Record
 from harness.match import Clock, MatchConfig, MatchResult, TableSettings, run_match
 from harness.referee import GameResult
 from harness.replay.io import read_replay
-from harness.replay.records import ActionRecord, FaultRecord, GameEndRecord, Header, Record
 from harness.replay.verify import verify
 
 FAST = 0.5  # move time for bots that hang: the one wait costs this much (plus 1 s of grace)
@@ -277,8 +277,8 @@ class _Fake:
 
 @pytest.mark.parametrize("fail_on", ["game_start", "round_start", "round_end", "game_end"])
 def test_a_fault_while_being_told_something(fail_on: str) -> None:
+    from harness.games.llama.records import RECORD
     from harness.referee import play_game
-    from harness.replay.records import RECORD
 
     class Sink(list[dict[str, Any]]):
         def write(self, record: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from harness.errors import BotFault, FaultKind
 from harness.games.llama import LLAMA_GAME
-from harness.protocol.messages import TO_BOT
+from harness.games.llama.wire import TO_BOT
 from harness.referee import play_game
 from harness.replay.records import REPLAY_FORMAT
 

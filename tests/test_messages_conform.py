@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from harness.protocol.messages import TO_BOT, GameEnd, GameStart, RoundEnd, RoundStart, Turn
-from harness.replay.records import RECORD
+from harness.games.llama.records import RECORD
+from harness.games.llama.wire import TO_BOT, RoundEnd, RoundStart, Turn
+from harness.protocol.messages import GameEnd, GameStart
 
 # (players, seed, options, faults): every table size, both variants, every starter rule
 GAMES = [

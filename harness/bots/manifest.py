@@ -32,6 +32,11 @@ class Manifest(BaseModel):
     build: list[str] | str | None = Field(default=None, description="Run once before first use")
     env: dict[str, str] = Field(default_factory=dict)
     limits: dict[str, int] = Field(default_factory=dict, description="Resource limits for this bot")
+    games: list[str] = Field(
+        default_factory=lambda: ["llama"],
+        min_length=1,
+        description='The games the bot plays, by name ("llama", "llama-llama"); default ["llama"]',
+    )
 
     @field_validator("command", "build")
     @classmethod
@@ -74,6 +79,7 @@ class BotSpec:
     build: tuple[str, ...] | None = None
     env: dict[str, str] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)
+    games: tuple[str, ...] = ("llama",)
 
     def digest(self) -> str:
         """A hash of every file in the bot folder (names and contents)."""
@@ -112,6 +118,12 @@ def load_bot(folder: str | Path) -> BotSpec:
         raise HarnessError(f"{manifest_path}: {one_line(err)}") from None
     # refused now, not as a start-up crash in every game: a value no wrapper can apply
     check_limits(manifest.limits, f"bot {manifest.name!r}: {manifest_path}: [limits]")
+    from harness.games import REGISTRY  # here: the games import the protocol, not the bots
+
+    for game in manifest.games:
+        if game not in REGISTRY:
+            known = ", ".join(sorted(REGISTRY))
+            raise HarnessError(f"{manifest_path}: games: unknown game {game!r} (known: {known})")
     command = _argv(manifest.command)
     build = _argv(manifest.build) if manifest.build is not None else None
     folder = folder.resolve()
@@ -125,6 +137,7 @@ def load_bot(folder: str | Path) -> BotSpec:
         build=tuple(build) if build else None,
         env=dict(manifest.env),
         limits=dict(manifest.limits),
+        games=tuple(manifest.games),
     )
 
 

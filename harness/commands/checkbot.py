@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from harness.commands.common import friendly
+from harness.commands.common import friendly, known_game
+from harness.games import DEFAULT_GAME, REGISTRY
 
 
 @click.command("check-bot")
@@ -17,7 +18,15 @@ from harness.commands.common import friendly
     "opponents",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="Bot folder to play against (repeatable) [default: sample_bots/random and heuristic].",
+    help="Bot folder to play against (repeatable) [default: the sample bots that play the game].",
+)
+@click.option(
+    "--game",
+    default=DEFAULT_GAME,
+    show_default=True,
+    callback=known_game,
+    help=f"The game the bot is checked at: {', '.join(sorted(REGISTRY))} (its positions, and games "
+    "against the sample bots that play it).",
 )
 @click.option("--games", "-n", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
@@ -52,6 +61,7 @@ from harness.commands.common import friendly
 def check_bot(
     bot_dir: Path,
     opponents: tuple[Path, ...],
+    game: str,
     games: int,
     seed: int,
     move_time: float,
@@ -68,8 +78,9 @@ def check_bot(
     settings = Settings(
         clock=Clock(startup=startup_time, move=move_time),
         wrapper=resolve_sandbox(sandbox),
-        opponents=opponents or default_opponents(),
+        opponents=opponents or default_opponents(game),
         games=games,
+        game=game,
         seed=seed,
         out=out,
     )

@@ -6,13 +6,14 @@ import contextlib
 import functools
 import os
 import sys
+import typing
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 
 from harness.errors import HarnessError
-from harness.games import BadOptions
+from harness.games import DEFAULT_GAME, REGISTRY, BadOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,33 +46,52 @@ def friendly(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def known_game(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Check a --game value against the registry when the command line is parsed."""
+    if value is not None and value not in REGISTRY:
+        raise click.BadParameter(f"{value!r} is not a game (known: {', '.join(sorted(REGISTRY))})")
+    return value
+
+
+def _rule_options() -> dict[str, Callable[[F], F]]:
+    """One option per rules option of any registered game, from its options model.
+
+    ``--end-score`` of one game and of another are one flag: it goes to the game played
+    (a flag the game does not know is a one-line error from its parse_options).
+    """
+    found: dict[str, tuple[Any, list[str]]] = {}
+    for name in sorted(REGISTRY):
+        game = REGISTRY[name]
+        for key, info in game.options_model.model_fields.items():
+            _, notes = found.setdefault(key, (info, []))
+            default = info.get_default(call_default_factory=True)
+            if default is not None and not isinstance(default, dict):
+                notes.append(f"{default}" + (f" ({game.name})" if len(REGISTRY) > 1 else ""))
+    out: dict[str, Callable[[F], F]] = {}
+    for key, (info, notes) in found.items():
+        values = typing.get_args(info.annotation) if typing.get_origin(info.annotation) is Literal else ()
+        kind: Any = click.Choice([str(v) for v in values]) if values else str
+        if info.annotation is int:
+            floor = next((m.ge for m in info.metadata if getattr(m, "ge", None) is not None), None)
+            kind = click.IntRange(min=floor)
+        text = (info.description or key.replace("_", " ").capitalize()).rstrip(".")
+        shown = f" [default: {', '.join(notes)}]" if notes else ""
+        out[key] = click.option(f"--{key.replace('_', '-')}", key, type=kind, default=None, help=text + shown)
+    return out
+
+
 def rules_options(func: F) -> F:
-    """The rules options and time limits shared by ``match`` and ``league``."""
-    decorators = [
+    """The game, its rules options (from every game's options model) and the time limits."""
+    decorators: list[Callable[[F], F]] = [
         click.option(
-            "--variant",
-            type=click.Choice(["standard", "komary"]),
+            "--game",
             default=None,
-            help="Rules variant [default: standard].",
+            callback=known_game,
+            help=f"The game to play: {', '.join(sorted(REGISTRY))} [default: {DEFAULT_GAME}].",
         ),
-        click.option(
-            "--next-starter",
-            type=click.Choice(["ender", "last_play", "rotate"]),
-            default=None,
-            help="Who starts rounds after the first [default: ender].",
-        ),
-        click.option(
-            "--end-score",
-            type=click.IntRange(min=1),
-            default=None,
-            help="A game ends when a score reaches this [default: 40].",
-        ),
-        click.option(
-            "--max-rounds",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Round cap; a game that reaches it is adjudicated [default: 50].",
-        ),
+    ]
+    decorators += _rule_options().values()
+    decorators += [
         click.option(
             "--move-time",
             type=click.FloatRange(min=0.001),
@@ -92,5 +112,4 @@ def rules_options(func: F) -> F:
 
 def collect_rules(kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop the rules options that were given on the command line."""
-    keys = ("variant", "next_starter", "end_score", "max_rounds")
-    return {key: value for key in keys if (value := kwargs.pop(key, None)) is not None}
+    return {key: value for key in _rule_options() if (value := kwargs.pop(key, None)) is not None}

@@ -40,9 +40,9 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
 @click.option(
     "--table-size",
     "-k",
-    type=click.IntRange(2, 6),
+    type=click.IntRange(min=2),
     default=None,
-    help="Seats per table [default: 4, or all bots when fewer].",
+    help="Seats per table, within the game's bounds [default: 4, or all bots when fewer].",
 )
 @click.option(
     "--seed",
@@ -125,6 +125,7 @@ def league(
             move_time=move_time,
             startup_time=startup_time,
             sandbox=sandbox,
+            game=rules.pop("game", None),
             rules=collect_rules(rules),
         ),
     )

@@ -1,4 +1,4 @@
-"""``llama-harness match``: a match between 2-6 bots."""
+"""``llama-harness match``: a match between bots, as many as the game seats."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from harness.bots.manifest import load_bot
 from harness.commands.common import collect_rules, friendly, rules_options
 from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
-from harness.games import get_game
+from harness.games import DEFAULT_GAME, get_game
 from harness.seeds import is_secret, seed_warning
 
 
@@ -83,7 +83,7 @@ def match(
     jobs: int | None,
     **rules: Any,
 ) -> None:
-    """Play GAMES games between 2-6 BOT folders, seats rotating; print a result table.
+    """Play GAMES games between BOT folders (as many as the game seats), seats rotating; print a result table.
 
     With --sprt ELO0,ELO1: play deal groups until a sequential test decides whether the
     first bot is stronger than the second by ELO1 (H1) or by ELO0 at most (H0).
@@ -96,10 +96,15 @@ def match(
     from harness.match import Clock, MatchConfig, TableSettings, run_match
     from harness.sandbox import hiding, resolve_sandbox
 
-    game = get_game("llama")
+    game = get_game(rules.pop("game", None) or DEFAULT_GAME)
     from harness.league.config import entrants
 
     specs = tuple(entrants([load_bot(folder) for folder in bots]))
+    for spec in specs:
+        if game.name not in spec.games:
+            raise HarnessError(
+                f"bot {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})"
+            )
     if not game.min_players <= len(specs) <= game.max_players:
         raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
     options = game.parse_options(collect_rules(rules))

@@ -20,7 +20,7 @@ STEP_PROMPT = "[Enter] next step, q quit: "
 
 @click.command()
 @click.argument("files", nargs=-1, required=True)
-@click.option("--seat", type=click.IntRange(min=0, max=5), default=None, help="Show only what this seat saw.")
+@click.option("--seat", type=click.IntRange(min=0), default=None, help="Show only what this seat saw.")
 @click.option(
     "--verify",
     is_flag=True,

@@ -74,8 +74,8 @@ def sprt_match(
 ) -> None:
     """Run the test, print its verdict and write ``summary.json`` (``sprt``) into ``out``."""
     from harness.bots.manifest import load_bot
-    from harness.games import get_game
-    from harness.league.config import GAME, LeagueConfig, default_jobs, entrants
+    from harness.games import DEFAULT_GAME, get_game
+    from harness.league.config import LeagueConfig, default_jobs, entrants
     from harness.league.schedule import group_size
     from harness.league.sprt_run import run_sprt
     from harness.limits import merge_limits
@@ -84,9 +84,14 @@ def sprt_match(
     bounds = _bounds(sprt, alpha, beta)
     if seed is not None:
         click.echo(seed_warning(seed), err=True)
-    game = get_game(GAME)
+    game = get_game(rules.pop("game", None) or DEFAULT_GAME)
     specs = tuple(entrants([load_bot(folder) for folder in folders]))
-    if not 2 <= len(specs) <= game.max_players:
+    for spec in specs:
+        if game.name not in spec.games:
+            raise HarnessError(
+                f"bot {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})"
+            )
+    if not max(2, game.min_players) <= len(specs) <= game.max_players:
         raise HarnessError(f"--sprt needs bots A and B (and up to {game.max_players - 2} field bots), got {len(specs)}")
     options = collect_rules(rules)
     game.parse_options(options)
@@ -108,6 +113,7 @@ def sprt_match(
         jobs=jobs or default_jobs(),
         sandbox=sandbox,  # type: ignore[arg-type]
         limits={},
+        game=game.name,
     )
     a, b = specs[0].name, specs[1].name
     click.echo(

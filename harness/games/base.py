@@ -9,11 +9,13 @@ fields or its replay records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 
 class IllegalAction(ValueError):
@@ -94,35 +96,53 @@ class Position:
 
 @dataclass(frozen=True)
 class Wire:
-    """A game's models for the published JSON Schemas and for replay validation.
+    """A game's pydantic models: for its published JSON Schemas and to read its replays.
 
-    ``to_bot``/``from_bot``: unions of the models of every message the referee sends a
-    bot of this game and of every reply (envelope included). ``records``: the union of
-    the game's replay records (header, fault and game_end included).
+    ``to_bot``/``from_bot``: the union types of every message the referee sends a bot
+    of this game and of every reply (envelope included). ``records``: the union of its
+    replay records (header, fault and game_end included; ``harness.replay.records.record_union``).
     """
 
     to_bot: Any
     from_bot: Any
     records: Any
 
+    @cached_property
+    def records_adapter(self) -> TypeAdapter[Any]:
+        """The validator of the game's replay lines (built once)."""
+        return TypeAdapter(self.records)
+
 
 class Game(Protocol):
-    name: str  # on the wire, in replay headers and league files
+    """A registry entry (``harness.games.REGISTRY``): everything the harness knows of a game."""
+
+    name: str  # on the wire, in replay headers, league files and bot manifests
     title: str
     min_players: int
     max_players: int
-    higher_wins: bool  # the ranking direction of scores
+    higher_wins: bool  # the ranking direction of scores (placements come from placements())
     options_model: type[BaseModel]
+    wire: Wire
+    # the game's renderer for the HTML replay viewer (window.gameViewer; see
+    # harness/games/llama/viewer.js); None: the game renders its whole page itself
+    # (render_viewer(records, seat=, source=) -> str)
+    viewer_js: Path | None
 
     def parse_options(self, raw: Mapping[str, object]) -> Any: ...
 
     def new_game(self, options: Any, players: int, seed: int) -> GameState: ...
 
-    def placements(self, state: GameState, forfeited: Sequence[bool]) -> list[int]: ...
+    def placements(self, state: Any, forfeited: Sequence[bool]) -> list[int]: ...
 
     def hello_fields(self, options: Any) -> dict[str, Any]: ...
 
     def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]: ...
+
+    def render_text(self, records: Sequence[Any], seat: int | None) -> Iterator[str]: ...
+
+    def positions(self) -> Sequence[Position]: ...
+
+    def action_label(self, action: Any) -> str: ...
 
 
 __all__ = [

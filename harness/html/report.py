@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.games import DEFAULT_GAME, REGISTRY
 from harness.html.charts import Bar, colour, error_bars, heat, line_chart
 from harness.html.page import asset, shell
 
@@ -50,9 +51,14 @@ def _share(value: Any) -> str:
 
 def standings_table(bots: Sequence[Mapping[str, Any]]) -> str:
     """Return the standings as an HTML table, one row per bot in rank order."""
+    # the game's own statistics (Game.statistics), per round played: mean_<name>
+    stats = [key for key in dict.fromkeys(k for bot in bots for k in bot) if key.startswith("mean_")]
+    stats = [key for key in stats if key != "mean_score"]
     head = (
         "<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>sequential</th><th>games</th>"
-        "<th>win share</th><th>mean score</th><th>mean penalty</th><th>faults</th></tr>"
+        "<th>win share</th><th>mean score</th>"
+        + "".join(f"<th>{html.escape(key.replace('_', ' '))}</th>" for key in stats)
+        + "<th>faults</th></tr>"
     )
     rows = []
     for rank, bot in enumerate(bots, 1):
@@ -67,7 +73,7 @@ def standings_table(bots: Sequence[Mapping[str, Any]]) -> str:
             + _cell("games", bot.get("games"), _num(bot.get("games")))
             + _cell("win-share", bot.get("win_share"), _share(bot.get("win_share")))
             + _cell("mean-score", bot.get("mean_score"), _num(bot.get("mean_score"), 2))
-            + _cell("mean-penalty", bot.get("mean_penalty"), _num(bot.get("mean_penalty"), 2))
+            + "".join(_cell(key.replace("_", "-"), bot.get(key), _num(bot.get(key), 2)) for key in stats)
             + _cell("faults", faults, _num(faults), "num fault-count" if faults else "num")
             + "</tr>"
         )
@@ -355,7 +361,9 @@ def write_report(league_dir: Path, out: Path | None = None) -> Path:
     data = report_data(league_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     links = viewer_pages(league_dir, data.get("faults") or [], out.parent / f"{out.stem}_files")
-    page = render_report(data, fault_links=links, title=f"L.L.A.M.A. league report · {league_dir.name}")
+    game = REGISTRY.get(str((data.get("config") or {}).get("game", DEFAULT_GAME)))
+    title = game.title if game is not None else "League"
+    page = render_report(data, fault_links=links, title=f"{title} league report · {league_dir.name}")
     part = out.with_name(out.name + ".part")
     part.write_text(page, encoding="utf-8")
     os.replace(part, out)

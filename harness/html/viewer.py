@@ -1,7 +1,8 @@
 """The replay viewer: one self-contained HTML page that steps through a game.
 
-The page embeds the replay records as JSON; ``viewer.js`` computes the state after
-every record once, then shows any step in constant time.
+The page embeds the replay records as JSON, the game's renderer (``Game.viewer_js``:
+it computes the table after every record once, then draws any step in constant time)
+and the shell ``viewer.js`` (controls, log, views, address).
 """
 
 from __future__ import annotations
@@ -13,27 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.games import REGISTRY
 from harness.html.page import asset, embed_json, inline_script, shell
 from harness.replay.io import read_replay
-from harness.replay.records import Header, Record
-
-# A small llama drawn once and reused by every Llama card (<use href="#llama">).
-LLAMA_SYMBOL = (
-    '<svg class="defs" width="0" height="0" aria-hidden="true"><defs>'
-    '<symbol id="llama" viewBox="0 0 32 32">'
-    '<ellipse cx="19" cy="18.5" rx="9" ry="5.5"/>'
-    '<path d="M7 20V8.5h5.2V17z"/>'
-    '<ellipse cx="9" cy="7.8" rx="4" ry="3"/>'
-    '<ellipse cx="5.2" cy="9" rx="3.2" ry="2"/>'
-    '<path d="M8 5.6 8.8 1.6 10.4 5.2zM10.6 5.4 12.3 2.2 12.8 6z"/>'
-    '<path d="M11 22h2.2v8H11zM14.6 22h2.2v8h-2.2zM21.2 22h2.2v8h-2.2zM24.8 22H27v8h-2.2z"/>'
-    '<ellipse cx="28.2" cy="16" rx="1.6" ry="2.6"/>'
-    '<circle cx="8.6" cy="7.2" r=".9" fill="#fff"/>'
-    "</symbol></defs></svg>"
-)
+from harness.replay.records import Record
 
 _BODY = """\
-{symbol}
 <header class="top">
   <h1>{title}</h1>
   <p class="meta" data-testid="meta">{meta}</p>
@@ -54,21 +40,7 @@ _BODY = """\
   <span id="step" data-testid="step" class="step"></span>
 </nav>
 <main class="layout">
-  <section class="table" aria-label="table">
-    <div class="centre">
-      <div class="pile"><div class="label">discard</div><div id="discard" data-testid="discard"></div></div>
-      <div class="pile"><div class="label">stock</div>
-        <div class="card back big"><span id="stock-count" data-testid="stock-count"></span></div></div>
-      <div class="status">
-        <div id="round" data-testid="round" class="round"></div>
-        <div id="event" data-testid="event" class="event"></div>
-        <div id="stock-cards" data-testid="stock-cards" class="stock-cards"></div>
-      </div>
-    </div>
-    <div id="seats" class="seats"></div>
-    <h2>Rounds</h2>
-    <table id="results" data-testid="results" class="results"><thead></thead><tbody></tbody></table>
-  </section>
+  <section class="table" id="table" aria-label="table"></section>
   <aside class="log-panel" aria-label="action log">
     <h2>Log</h2>
     <ol id="log" data-testid="log" class="log"></ol>
@@ -91,26 +63,34 @@ def render_viewer(records: Sequence[Record], *, seat: int | None = None, source:
     Raises ValueError if the first record is not a header or the game has no such seat.
     """
     header = records[0] if records else None
-    if not isinstance(header, Header):
+    if header is None or header.type != "header" or header.game not in REGISTRY:
         raise ValueError("a replay starts with its header record")
+    game = REGISTRY[header.game]
+    if game.viewer_js is None:  # a game that renders its whole page
+        page: str = getattr(game, "render_viewer")(records, seat=seat, source=source)  # noqa: B009
+        return page
     if seat is not None and not 0 <= seat < len(header.players):
         raise ValueError(f"seat {seat!r}: the game has seats 0-{len(header.players) - 1}")
     names = ", ".join(f"{p.name} {p.version}" for p in header.players)
-    title = f"L.L.A.M.A. · game {header.match} · " + " vs ".join(p.name for p in header.players)
-    opts = header.options
-    meta = (
-        f"{header.variant} · seed {header.seed} · next starter {opts.next_starter} · "
-        f"end score {opts.end_score} · max rounds {opts.max_rounds} · {names}"
-    )
+    title = f"{game.title} · game {header.match} · " + " vs ".join(p.name for p in header.players)
+    rules = " · ".join(f"{key.replace('_', ' ')} {_short(value)}" for key, value in header.options.model_dump().items())
+    meta = f"seed {header.seed} · {rules} · {names}"
     body = _BODY.format(
-        symbol=LLAMA_SYMBOL,
         title=html.escape(title),
         meta=html.escape(meta),
         source=html.escape(source),
         data=embed_json(viewer_payload(records, seat)),
-        script=inline_script(asset("viewer.js")),
+        # one script: the game's renderer, then the shell that drives it
+        script=inline_script(game.viewer_js.read_text(encoding="utf-8") + "\n" + asset("viewer.js")),
     )
     return shell(title, asset("viewer.css"), body)
+
+
+def _short(value: object) -> str:
+    """An option's value for the page's heading (a nested one, such as a card set, by its name)."""
+    if isinstance(value, dict):
+        return str(value.get("name", "(inline)"))
+    return str(value)
 
 
 def write_viewer(replay: Path, out: Path, seat: int | None = None) -> Path:

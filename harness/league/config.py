@@ -18,10 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.bots.manifest import BotSpec, check_names, load_bot
 from harness.errors import HarnessError, one_line
-from harness.games import BadOptions, get_game
+from harness.games import DEFAULT_GAME, REGISTRY, BadOptions, get_game
 from harness.limits import merge_limits
 
-GAME = "llama"
 MAX_GAMES = 1_000_000_000  # a sanity bound only: the schedule is made lazily, memory stays flat
 DEFAULT_TABLE_SIZE = 4
 # Tuned so `llama-harness league sample_bots` takes about a minute on two cores
@@ -38,13 +37,14 @@ class LeagueFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     bots: list[str] | str = Field(description="Bot folders, or one folder of bot folders")
-    table_size: int | None = Field(default=None, ge=2, le=6)
+    game: str | None = Field(default=None, description="The game played [default: the registry's default]")
+    table_size: int | None = Field(default=None, ge=2, description="Players a table (the game's bounds)")
     games: int | None = Field(
         default=None, ge=1, le=MAX_GAMES, description="Target number of games (rounded up)"
     )
     seed: int | None = Field(default=None, ge=0, description="Explicit seed: public, guessable deals [default: a secret]")
     duplicate: bool = True
-    rules: dict[str, str | int] = Field(default_factory=dict, description="variant, next_starter, ...")
+    rules: dict[str, str | int] = Field(default_factory=dict, description="The game's rules options")
     move_time: float | None = Field(default=None, gt=0)
     startup_time: float | None = Field(default=None, gt=0)
     jobs: int | None = Field(default=None, ge=1)
@@ -65,6 +65,7 @@ class Overrides:
     startup_time: float | None = None
     sandbox: SandboxMode | None = None
     rules: Mapping[str, object] = field(default_factory=dict)
+    game: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class LeagueConfig:
     jobs: int
     sandbox: SandboxMode
     limits: dict[str, int]
+    game: str = DEFAULT_GAME
 
     @property
     def names(self) -> list[str]:
@@ -93,13 +95,13 @@ class LeagueConfig:
         ``jobs`` and ``sandbox`` are left out: they change how fast, not what, is played.
         """
         return {
-            "game": GAME,
+            "game": self.game,
             "bots": self.names,
             "table_size": self.table_size,
             "games": self.games,
             "seed": self.seed,
             "duplicate": self.duplicate,
-            "rules": get_game(GAME).parse_options(self.rules).to_dict(),
+            "rules": get_game(self.game).parse_options(self.rules).to_dict(),
             "move_time": self.move_time,
             "startup_time": self.startup_time,
             "limits": dict(sorted(self.limits.items())),
@@ -167,27 +169,45 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
     folder, a bad rules option or an impossible table size.
     """
     file: LeagueFile | None = None
+    listed = False  # bots named one by one must play the game; a folder's are filtered
     if source.is_file():
         file, base = read_league_file(source)
         if isinstance(file.bots, str):
             folders = bot_folders_in(base / file.bots)
         else:
             folders = [base / entry for entry in file.bots]
+            listed = True
     else:
         folders = bot_folders_in(source)
-    bots = sorted(entrants([load_bot(folder) for folder in folders]), key=lambda bot: bot.name)
     where = f"{source}: " if file is not None else ""
-    game = get_game(GAME)
+    name = overrides.game or (file.game if file else None) or DEFAULT_GAME
+    if name not in REGISTRY:
+        field_name = "game" if overrides.game is None else "--game"
+        raise HarnessError(f"{where}{field_name}: unknown game {name!r} (known: {', '.join(sorted(REGISTRY))})")
+    game = get_game(name)
+    specs = [load_bot(folder) for folder in folders]
+    for spec in specs:
+        if listed and game.name not in spec.games:
+            raise HarnessError(
+                f"{where}bots: {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})"
+            )
+    specs = [spec for spec in specs if game.name in spec.games]
+    bots = sorted(entrants(specs), key=lambda bot: bot.name)
     if len(bots) < game.min_players:
-        raise HarnessError(f"{where}bots: a league needs at least {game.min_players} bots, got {len(bots)}")
+        raise HarnessError(f"{where}bots: a league needs at least {game.min_players} bots that play {game.name}, got {len(bots)}")
 
     def pick(flag: Any, from_file: Any, default: Any) -> Any:
         if flag is not None:
             return flag
         return from_file if from_file is not None else default
 
-    size = pick(overrides.table_size, file and file.table_size, min(DEFAULT_TABLE_SIZE, len(bots)))
-    if not game.min_players <= size <= min(game.max_players, len(bots)):
+    size = pick(overrides.table_size, file and file.table_size, min(DEFAULT_TABLE_SIZE, len(bots), game.max_players))
+    if not game.min_players <= size <= game.max_players:
+        raise HarnessError(
+            f"{where}table_size: {size!r} is outside what {game.title} seats "
+            f"({game.min_players}-{game.max_players} players)"
+        )
+    if size > len(bots):
         raise HarnessError(
             f"{where}table_size: {size!r} must be {game.min_players}-{min(game.max_players, len(bots))} "
             f"for {len(bots)} bots"
@@ -218,4 +238,5 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
         jobs=int(pick(overrides.jobs, file and file.jobs, default_jobs())),
         sandbox=pick(overrides.sandbox, file and file.sandbox, "auto"),
         limits=limits,
+        game=game.name,
     )

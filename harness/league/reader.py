@@ -29,17 +29,18 @@ CASE_BOTS = 32
 
 @dataclass(frozen=True)
 class SeatSums:
-    """Per bot: the sums of final scores and penalties; per game: rounds played."""
+    """Per bot: the sums of final scores and of the game's own statistics; per game: rounds played."""
 
     score: dict[str, int]
-    penalty: dict[str, int]
+    stats: dict[str, dict[str, float]]  # bot -> statistic (Game.statistics) -> sum
     rounds: Any  # numpy int64 array
 
 
 @dataclass(frozen=True)
 class _Chunk:
     packed: Any
-    sums: list[tuple[str, int, int]]
+    sums: list[tuple[str, int]]
+    stats: list[tuple[str, str, float]]
     clusters: list[str]
     rounds: Any
 
@@ -59,7 +60,11 @@ class _Queries:
             "SELECT group_concat(((code * 8 + place) * 2 + forfeited) * 8 + seat, ' ') "
             f"FROM ({source} WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat)"
         )
-        self.sums = "SELECT bot, sum(score), sum(penalty) FROM seats WHERE game_id BETWEEN ? AND ? GROUP BY bot"
+        self.sums = "SELECT bot, sum(score) FROM seats WHERE game_id BETWEEN ? AND ? GROUP BY bot"
+        self.stats = (
+            "SELECT s.bot, t.name, sum(t.value) FROM seat_stats t JOIN seats s "
+            "ON s.game_id = t.game_id AND s.seat = t.seat WHERE t.game_id BETWEEN ? AND ? GROUP BY s.bot, t.name"
+        )
         self.games = (
             "SELECT group_concat(g.cluster, char(31)), group_concat(r.rounds, ' ') FROM "
             "(SELECT game_id, rounds FROM results WHERE game_id BETWEEN ? AND ? ORDER BY game_id) r "
@@ -76,12 +81,14 @@ def _read(uri: str, queries: _Queries, ranges: list[tuple[int, int]]) -> list[_C
             db.execute("BEGIN")
             packed = db.execute(queries.seats, [*queries.args, low, high]).fetchone()[0] or ""
             sums = db.execute(queries.sums, (low, high)).fetchall()
+            stats = db.execute(queries.stats, (low, high)).fetchall()
             clusters, rounds = db.execute(queries.games, (low, high)).fetchone()
             db.execute("COMMIT")
             out.append(
                 _Chunk(
                     packed=np.fromstring(packed, dtype=np.int64, sep=" "),
                     sums=sums,
+                    stats=stats,
                     clusters=clusters.split("\x1f") if clusters else [],
                     rounds=np.fromstring(rounds or "", dtype=np.int64, sep=" "),
                 )
@@ -110,14 +117,16 @@ def read_results(path: Path, names: list[str]) -> tuple[Results, SeatSums]:
         parts = list(pool.map(lambda share: _read(uri, queries, share), shares))
     chunks = [parts[i % READERS][i // READERS] for i in range(len(ranges))]
     score = dict.fromkeys(names, 0)
-    penalty = dict.fromkeys(names, 0)
+    stats: dict[str, dict[str, float]] = {name: {} for name in names}
     clusters: list[str] = []
     for chunk in chunks:
-        for name, scores, penalties in chunk.sums:
+        for name, scores in chunk.sums:
             if name not in score:
                 raise ValueError(f"a seat names bot {name!r}, which the league does not have")
             score[name] += scores
-            penalty[name] += penalties
+        for name, stat, total in chunk.stats:
+            if name in stats:
+                stats[name][stat] = stats[name].get(stat, 0.0) + total
         clusters += chunk.clusters
     cells = np.concatenate([chunk.packed for chunk in chunks]) if chunks else np.zeros(0, np.int64)
     rounds = np.concatenate([chunk.rounds for chunk in chunks]) if chunks else np.zeros(0, np.int64)
@@ -139,4 +148,4 @@ def read_results(path: Path, names: list[str]) -> tuple[Results, SeatSums]:
         cluster=cluster,
         clusters=len(index),
     )
-    return columns, SeatSums(score=score, penalty=penalty, rounds=rounds)
+    return columns, SeatSums(score=score, stats=stats, rounds=rounds)

@@ -31,8 +31,8 @@ from typing import Any
 from harness.bots.manifest import BotSpec
 from harness.bots.process import become_subreaper, children_of, kill_tree, pid_alive
 from harness.errors import HarnessError
-from harness.games import get_game
-from harness.league.config import GAME, LeagueConfig
+from harness.games import DEFAULT_GAME, get_game
+from harness.league.config import LeagueConfig
 from harness.league.schedule import Job, iter_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
@@ -58,6 +58,7 @@ class JobTask:
     league: str
     temp_root: str | None = None  # the run's parent of the bots' temp folders (None: TMPDIR)
     secret: str = ""  # the league's: the bots' own seeds are hashed from it
+    game: str = DEFAULT_GAME
 
 
 @dataclass(frozen=True)
@@ -72,17 +73,24 @@ def replay_path(game_id: int) -> str:
     return f"{REPLAYS}/{(game_id - 1) // 1000:03d}/game-{game_id:06d}.jsonl"
 
 
+def _by_seat(statistics: dict[str, list[float]], players: int) -> tuple[dict[str, float], ...]:
+    """The game's statistics (name → value by seat) as one mapping per seat."""
+    return tuple(
+        {name: values[seat] for name, values in statistics.items() if seat < len(values)} for seat in range(players)
+    )
+
+
 def run_job(task: JobTask) -> JobOutcome:
     """Play every game of a job at one table; raise HarnessError if the sandbox is unavailable."""
     league = Path(task.league)
-    game = get_game(GAME)
+    game = get_game(task.game)
     wrapper = task.wrapper
     if task.sandbox is not None:
         wrapper = hiding(
             resolve_sandbox(task.sandbox, dict(task.limits)), league, *(b.folder for b in task.bots)
         )
     settings = TableSettings(
-        game=GAME,
+        game=game.name,
         options=game.parse_options(task.rules),
         clock=task.clock,
         logs=league / LOGS,
@@ -102,7 +110,7 @@ def run_job(task: JobTask) -> JobOutcome:
                     scores=tuple(result.scores),
                     places=tuple(result.placements),
                     forfeited=tuple(result.forfeited),
-                    penalties=tuple(int(x) for x in result.statistics.get("penalty", [])),
+                    stats=_by_seat(result.statistics, len(result.players)),
                     rounds=result.rounds,
                     moves=result.moves,
                     adjudicated=result.adjudicated,
@@ -385,6 +393,7 @@ def _run(
                 league=str(folder),
                 temp_root=temp_root,
                 secret=secret,
+                game=config.game,
             )
             for job in pending
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ class BotFigures:
     games: int = 0
     wins: float = 0.0  # a shared win counts 1/k; a forfeited seat never wins
     score_sum: int = 0
-    penalty_sum: int = 0
+    stat_sums: dict[str, float] = field(default_factory=dict)  # the game's statistics, summed
     rounds: int = 0
     faults: int = 0
 
@@ -50,10 +50,9 @@ class BotFigures:
     def mean_score(self) -> float:
         return self.score_sum / self.games if self.games else math.nan
 
-    @property
-    def mean_penalty(self) -> float:
-        """Mean penalty per round played (before chips are returned)."""
-        return self.penalty_sum / self.rounds if self.rounds else math.nan
+    def per_round(self) -> dict[str, float]:
+        """Each of the game's statistics (``Game.statistics``) per round played."""
+        return {name: total / self.rounds if self.rounds else math.nan for name, total in self.stat_sums.items()}
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ class Standings:
 
 
 def figures_of(results: Results, sums: SeatSums, faults: dict[str, int]) -> dict[str, BotFigures]:
-    """Per-bot games, win shares, score, penalty and rounds, from the columns."""
+    """Per-bot games, win shares, score, the game's statistics and rounds, from the columns."""
     m = len(results.names)
     sizes = results.sizes()
     game_of_seat = np.repeat(np.arange(results.games), sizes)
@@ -85,7 +84,7 @@ def figures_of(results: Results, sums: SeatSums, faults: dict[str, int]) -> dict
             games=int(games[i]),
             wins=float(wins[i]),
             score_sum=sums.score.get(name, 0),
-            penalty_sum=sums.penalty.get(name, 0),
+            stat_sums=dict(sums.stats.get(name, {})),
             rounds=int(rounds[i]),
             faults=faults.get(name, 0),
         )
@@ -218,7 +217,7 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
                 "games": fig.games,
                 "win_share": _num(fig.win_share),
                 "mean_score": _num(fig.mean_score),
-                "mean_penalty": _num(fig.mean_penalty),
+                **{f"mean_{stat}": _num(value) for stat, value in fig.per_round().items()},
                 "faults": fig.faults,
                 "edge": rated.edge if rated else None,
             }
@@ -258,14 +257,17 @@ def _extra(standings: Standings, text: bool) -> dict[str, dict[str, object]]:
                 "games": fig.games,
                 "win %": f"{100 * fig.win_share:.1f}" if fig.games else "-",
                 "mean score": f"{fig.mean_score:.2f}" if fig.games else "-",
-                "pen/round": f"{fig.mean_penalty:.2f}" if fig.rounds else "-",
+                **{
+                    f"{stat}/round": f"{value:.2f}" if fig.rounds else "-"
+                    for stat, value in fig.per_round().items()
+                },
                 "faults": fig.faults,
             }
         else:
             extra[name] = {
                 "win_share": _num(fig.win_share),
                 "mean_score": _num(fig.mean_score),
-                "mean_penalty": _num(fig.mean_penalty),
+                **{f"mean_{stat}": _num(value) for stat, value in fig.per_round().items()},
                 "faults": fig.faults,
             }
     return extra

@@ -25,7 +25,7 @@ from harness.ratings.columns import Results
 
 DB_NAME = "league.db"
 LOCK_NAME = "league.lock"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: each game's own statistics in seat_stats (1: a column of seats)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -47,8 +47,11 @@ CREATE TABLE IF NOT EXISTS results (
 CREATE TABLE IF NOT EXISTS seats (
     game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
     score INTEGER NOT NULL, place INTEGER NOT NULL, forfeited INTEGER NOT NULL,
-    penalty INTEGER NOT NULL,
     PRIMARY KEY (game_id, seat)
+);
+CREATE TABLE IF NOT EXISTS seat_stats (
+    game_id INTEGER NOT NULL, seat INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,
+    PRIMARY KEY (game_id, seat, name)
 );
 CREATE TABLE IF NOT EXISTS faults (
     game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
@@ -74,7 +77,7 @@ class GameRow:
     scores: tuple[int, ...]
     places: tuple[int, ...]
     forfeited: tuple[bool, ...]
-    penalties: tuple[int, ...]
+    stats: tuple[dict[str, float], ...]  # by seat: the game's own statistics (Game.statistics)
     rounds: int
     moves: int
     adjudicated: bool
@@ -92,7 +95,7 @@ class StoredGame:
     scores: tuple[int, ...]
     places: tuple[int, ...]
     forfeited: tuple[bool, ...]
-    penalties: tuple[int, ...]
+    stats: tuple[dict[str, float], ...]
     rounds: int
 
 
@@ -140,7 +143,13 @@ class Store:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(_SCHEMA)
+                _migrate(self.db)
             self.db.execute("SELECT count(*) FROM meta").fetchone()
+            if readonly and _old_seats(self.db):
+                raise HarnessError(
+                    f"{path}: made by an older llama-harness (results schema 1); run the league "
+                    "command on its folder once to update it, or --force to start over"
+                )
         except sqlite3.Error as err:
             raise _damaged(path, err) from None
 
@@ -196,7 +205,7 @@ class Store:
         try:
             with self.db:
                 self.db.execute("DELETE FROM meta")
-                for table in ("bots", "jobs", "games", "results", "seats", "faults"):
+                for table in ("bots", "jobs", "games", "results", "seats", "seat_stats", "faults"):
                     self.db.execute(f"DELETE FROM {table}")
                 self.db.executemany(
                     "INSERT INTO meta VALUES (?, ?)",
@@ -256,7 +265,7 @@ class Store:
                         (game.game_id, game.rounds, game.moves, int(game.adjudicated), game.replay),
                     )
                     self.db.executemany(
-                        "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
                         [
                             (game.game_id, seat, *cells)
                             for seat, cells in enumerate(
@@ -265,10 +274,17 @@ class Store:
                                     game.scores,
                                     game.places,
                                     (int(f) for f in game.forfeited),
-                                    game.penalties,
                                     strict=True,
                                 )
                             )
+                        ],
+                    )
+                    self.db.executemany(
+                        "INSERT INTO seat_stats VALUES (?, ?, ?, ?)",
+                        [
+                            (game.game_id, seat, name, value)
+                            for seat, stats in enumerate(game.stats)
+                            for name, value in stats.items()
                         ],
                     )
                     self.db.executemany(
@@ -285,7 +301,9 @@ class Store:
     def games(self) -> Iterator[StoredGame]:
         """Finished games in game-id order (so ratings do not depend on completion order)."""
         sql = (
-            "SELECT g.game_id, g.cluster, r.rounds, s.seat, s.bot, s.score, s.place, s.penalty, s.forfeited "
+            "SELECT g.game_id, g.cluster, r.rounds, s.seat, s.bot, s.score, s.place, "
+            "(SELECT json_group_object(t.name, t.value) FROM seat_stats t "
+            "WHERE t.game_id = s.game_id AND t.seat = s.seat), s.forfeited "
             "FROM results r JOIN games g ON g.game_id = r.game_id "
             "JOIN seats s ON s.game_id = r.game_id ORDER BY g.game_id, s.seat"
         )
@@ -328,6 +346,26 @@ class Store:
         return [row[0] for row in self._query("SELECT name FROM bots ORDER BY name")]
 
 
+_NEUTRAL = ("game_id", "seat", "bot", "score", "place", "forfeited")
+
+
+def _old_seats(db: sqlite3.Connection) -> list[str]:
+    """The columns of a schema-1 seats table that held one statistic of the game each."""
+    return [row[1] for row in db.execute("PRAGMA table_info(seats)") if row[1] not in _NEUTRAL]
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Schema 1 → 2 in one transaction: each statistic column of ``seats`` moves into ``seat_stats``."""
+    old = _old_seats(db)
+    if not old:
+        return
+    with db:
+        for name in old:  # names read from the table itself
+            db.execute(f'INSERT INTO seat_stats SELECT game_id, seat, ?, "{name}" FROM seats', (name,))
+            db.execute(f'ALTER TABLE seats DROP COLUMN "{name}"')
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (json.dumps(SCHEMA_VERSION),))
+
+
 def _stored(rows: list[Any]) -> StoredGame:
     return StoredGame(
         game_id=rows[0][0],
@@ -336,6 +374,6 @@ def _stored(rows: list[Any]) -> StoredGame:
         players=tuple(r[4] for r in rows),
         scores=tuple(r[5] for r in rows),
         places=tuple(r[6] for r in rows),
-        penalties=tuple(r[7] for r in rows),
+        stats=tuple(json.loads(r[7] or "{}") for r in rows),
         forfeited=tuple(bool(r[8]) for r in rows),
     )

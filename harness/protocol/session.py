@@ -157,7 +157,7 @@ class BotSession:
             reply = self.take(line)
         except BotFault as fault:
             raise self._stray(fault, line, self._notices, self.last_id, self.deadline) from None
-        if reply is not None:
+        if reply is not None and self.since:
             self.since = []
         return reply
 

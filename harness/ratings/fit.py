@@ -108,9 +108,9 @@ class Objective:
         self.m, self.size = m, m + k
         self.idx, self.sign, self.wins, self.total = idx, sign, wins, total
         self.t = _reparametrisation(m, k)
-        penalty = np.eye(self.size)
-        penalty[:m, :m] -= 1.0 / m  # ridge on deviations from the mean: anchor-free
-        self.penalty = RIDGE * penalty
+        ridge = np.eye(self.size)
+        ridge[:m, :m] -= 1.0 / m  # ridge on deviations from the mean: anchor-free
+        self.ridge = RIDGE * ridge
 
     def diffs(self, beta: FloatArray) -> FloatArray:
         """Linear predictor per aggregated row."""
@@ -122,7 +122,7 @@ class Objective:
         phi = self.t @ beta
         d = self.diffs(beta)
         nll = self.wins @ np.logaddexp(0.0, -d) + (self.total - self.wins) @ np.logaddexp(0.0, d)
-        return float(nll + 0.5 * phi @ self.penalty @ phi)
+        return float(nll + 0.5 * phi @ self.ridge @ phi)
 
     def scatter(self, values: FloatArray) -> FloatArray:
         """Sum of values[r] * x_r over rows, in full coordinates."""
@@ -135,7 +135,7 @@ class Objective:
         """Gradient and Hessian of `value` in beta coordinates."""
         phi = self.t @ beta
         p = _sigmoid(self.diffs(beta))
-        grad_full = -self.scatter(self.wins - self.total * p) + self.penalty @ phi
+        grad_full = -self.scatter(self.wins - self.total * p) + self.ridge @ phi
         curvature = self.total * p * (1.0 - p)
         cells = self.size * self.size
         hess_flat = np.zeros(cells)
@@ -145,7 +145,7 @@ class Objective:
                 hess_flat += (self.sign[u] * self.sign[v]) * np.bincount(
                     self.idx[:, u] * self.size + self.idx[:, v], curvature, minlength=cells
                 )
-        hess_full = hess_flat.reshape(self.size, self.size) + self.penalty
+        hess_full = hess_flat.reshape(self.size, self.size) + self.ridge
         return self.t.T @ grad_full, self.t.T @ hess_full @ self.t
 
     def minimise(self) -> FloatArray:

@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import ValidationError
-from pydantic_core import to_json
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json, to_json
 
 from harness.errors import HarnessError, one_line
-from harness.replay.records import RECORD, Header, Record
+from harness.games import REGISTRY
+from harness.replay.records import Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
 
@@ -88,6 +89,21 @@ def _open(path: Path) -> IO[bytes]:
     return open(path, "rb")
 
 
+def _records_of(path: Path, lineno: int, line: bytes) -> TypeAdapter[Any]:
+    """The validator of the records of the game the header ``line`` names."""
+    try:
+        data = from_json(line)
+    except ValueError as err:
+        raise HarnessError(f"{path}:{lineno}: bad record: not JSON: {err}") from None
+    if not isinstance(data, dict) or data.get("type") != "header":
+        raise HarnessError(f"{path}: not a replay (the first record is not a header)")
+    game = REGISTRY.get(str(data.get("game")))
+    if game is None:
+        known = ", ".join(sorted(REGISTRY))
+        raise HarnessError(f"{path}:{lineno}: bad record: game: {data.get('game')!r} is not a known game ({known})")
+    return game.wire.records_adapter
+
+
 def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
     """Yield (line number, record) from a replay; raise HarnessError naming the bad line."""
     path = Path(path)
@@ -96,6 +112,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
     except OSError as err:
         raise HarnessError(f"{path}: cannot open replay: {err.strerror}") from None
     lineno = 0
+    adapter: TypeAdapter[Any] | None = None  # the records of the header's game
     try:
         with fh:
             for lineno, line in enumerate(iter(lambda: fh.readline(MAX_RECORD + 1), b""), 1):
@@ -103,8 +120,10 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
                     raise HarnessError(f"{path}:{lineno}: a line longer than {MAX_RECORD} bytes")
                 if not line.strip():
                     continue
+                if adapter is None:
+                    adapter = _records_of(path, lineno, line)
                 try:
-                    yield lineno, RECORD.validate_json(line)
+                    yield lineno, adapter.validate_json(line)
                 except ValidationError as err:
                     raise HarnessError(f"{path}:{lineno}: bad record: {one_line(err, most=1)}") from None
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
@@ -122,7 +141,7 @@ def read_prefix(path: str | Path) -> tuple[list[Record], HarnessError | None]:
         records.extend(record for _, record in iter_records(path))
     except HarnessError as err:
         damage = err
-    if not records or not isinstance(records[0], Header):
+    if not records or records[0].type != "header":
         raise damage or HarnessError(f"{path}: not a replay (the first record is not a header)")
     return records, damage
 
@@ -130,6 +149,6 @@ def read_prefix(path: str | Path) -> tuple[list[Record], HarnessError | None]:
 def read_replay(path: str | Path) -> list[Record]:
     """Read a whole replay; raise HarnessError when it is damaged, empty or headless."""
     records = [record for _, record in iter_records(path)]
-    if not records or not isinstance(records[0], Header):
+    if not records or records[0].type != "header":
         raise HarnessError(f"{path}: not a replay (the first record is not a header)")
     return records

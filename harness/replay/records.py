@@ -1,19 +1,20 @@
-"""Replay format v1: one JSON object per line, named by ``type``.
+"""Replay format v1: one JSON object per line, named by ``type``; the header names the game.
 
-A replay alone is enough to re-check a whole game: the header names the rules and
-seed, each ``round_start`` holds every card (hands, discard, stock in draw order), and
-each ``action`` holds what a seat did, including the card a draw revealed.
+The records every game shares are here: the header's common fields, ``fault``,
+``game_end`` and an action record's envelope (``seat``, ``forced``, ``ms``). A game
+adds its own header fields, action fields and records in its package
+(``Game.wire.records``), so a replay alone re-checks a whole game of any kind.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from harness.protocol.messages import Card, RulesOptions, Seat
-
 REPLAY_FORMAT = 1
+
+Seat = Annotated[int, Field(ge=0)]
 
 
 class _Record(BaseModel):
@@ -26,11 +27,11 @@ class PlayerInfo(_Record):
 
 
 class Header(_Record):
+    """The first record; a game's header model adds ``game``, ``options`` and its own fields."""
+
     type: Literal["header"]
     format: Literal[1]
-    game: Literal["llama"]
-    variant: Literal["standard", "komary"]
-    options: RulesOptions
+    game: str
     seed: Annotated[int, Field(ge=0)]
     players: list[PlayerInfo] = Field(description="By seat")
     match: Annotated[int, Field(ge=1, description="Game number within its match")] = 1
@@ -42,21 +43,11 @@ class Header(_Record):
     )
 
 
-class RoundStartRecord(_Record):
-    type: Literal["round_start"]
-    round: Annotated[int, Field(ge=1)]
-    first: Seat
-    hands: list[list[Card]]
-    discard: Card
-    stock: list[Card] = Field(description="Remaining stock in draw order, top first")
-
-
 class ActionRecord(_Record):
+    """What one seat did; a game's action model adds the action's fields (and what it revealed)."""
+
     type: Literal["action"]
     seat: Seat
-    action: Literal["play", "draw", "quit"]
-    card: Card | None = None
-    drawn: Card | None = None
     forced: bool = False
     ms: float | None = Field(default=None, description="Wall-clock time the bot took")
 
@@ -69,14 +60,6 @@ class FaultRecord(_Record):
     stderr: str = Field(default="", description="Tail of the bot's stderr")
 
 
-class RoundEndRecord(_Record):
-    type: Literal["round_end"]
-    round: int
-    penalties: list[int]
-    returned: list[int]
-    scores: list[int]
-
-
 class GameEndRecord(_Record):
     type: Literal["game_end"]
     scores: list[int]
@@ -87,10 +70,29 @@ class GameEndRecord(_Record):
     rounds: int
 
 
-Record = Annotated[
-    Header | RoundStartRecord | ActionRecord | FaultRecord | RoundEndRecord | GameEndRecord,
-    Field(discriminator="type"),
+def record_union(*models: type[BaseModel]) -> Any:
+    """The union type of a game's records (for its published schema)."""
+    union: Any = models[0]
+    for model in (*models[1:], FaultRecord, GameEndRecord):
+        union = union | model
+    return Annotated[union, Field(discriminator="type")]
+
+
+def record_adapter(*models: type[BaseModel]) -> TypeAdapter[Any]:
+    """A validator of a game's records: its ``models`` (header, action, own records), fault and game_end."""
+    return TypeAdapter(record_union(*models))
+
+
+Record = Any  # a record model of some game: Header, ActionRecord, FaultRecord, GameEndRecord or its own
+
+__all__ = [
+    "REPLAY_FORMAT",
+    "ActionRecord",
+    "FaultRecord",
+    "GameEndRecord",
+    "Header",
+    "PlayerInfo",
+    "Record",
+    "record_adapter",
+    "record_union",
 ]
-RECORD: TypeAdapter[
-    Header | RoundStartRecord | ActionRecord | FaultRecord | RoundEndRecord | GameEndRecord
-] = TypeAdapter(Record)

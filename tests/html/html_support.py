@@ -75,7 +75,7 @@ def resimulate(records: list[Any]) -> dict[int, dict[str, Any]]:
     ``round_start``: those steps only expect scores (from ``round_end``), not cards.
     """
     from harness.games import get_game
-    from harness.replay.records import ActionRecord, Header, RoundEndRecord, RoundStartRecord
+    from harness.games.llama.records import ActionRecord, Header, RoundEndRecord, RoundStartRecord
 
     header = records[0]
     assert isinstance(header, Header)

@@ -20,9 +20,15 @@ from typing import Any
 import pytest
 from html_support import ratings_json, resimulate, run_cli
 
+from harness.games.llama.records import (
+    ActionRecord,
+    FaultRecord,
+    GameEndRecord,
+    RoundEndRecord,
+    RoundStartRecord,
+)
 from harness.html.report import write_report
 from harness.replay.io import read_replay
-from harness.replay.records import ActionRecord, FaultRecord, GameEndRecord, RoundEndRecord, RoundStartRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_IMG = ROOT / "docs" / "img"

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
+from harness.games.llama.records import RECORD, FaultRecord
 from harness.html.page import CSP, embed_json
 from harness.html.viewer import render_viewer, write_viewer
 from harness.replay.io import read_replay
-from harness.replay.records import RECORD, FaultRecord
 
 DATA = re.compile(r'<script type="application/json" id="replay-data">(.*?)</script>', re.S)
 

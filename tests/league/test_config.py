@@ -20,7 +20,7 @@ def run(*args: str) -> tuple[int, str]:
 @pytest.mark.parametrize(
     ("body", "field"),
     [
-        ('bots = ["a", "b"]\ntable_size = 9\n', "table_size: Input should be less than or equal to 6"),
+        ('bots = ["a", "b"]\ntable_size = 9\n', "table_size: 9 is outside what L.L.A.M.A. seats (2-6 players)"),
         ('bots = ["a", "b"]\ngames = "many"\n', "games: Input should be a valid integer"),
         ('bots = ["a", "b"]\ncolour = "red"\n', "colour: Extra inputs are not permitted"),
         ("table_size = 3\n", "bots: Field required"),

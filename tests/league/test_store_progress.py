@@ -25,7 +25,7 @@ def rows_for(job, fault: bool = False) -> list[GameRow]:  # type: ignore[no-unty
                 tuple(range(n)),
                 tuple(range(1, n + 1)),
                 (False,) * n,
-                (3,) * n,
+                ({"penalty": 3},) * n,
                 2,
                 20,
                 False,
@@ -85,3 +85,47 @@ def test_progress_without_a_terminal_prints_at_each_tenth_or_every_five_seconds(
     lines = stream.getvalue().splitlines()
     assert 9 <= len(lines) <= 11 and lines[-1].startswith("600/600 games")
     assert "\r" not in stream.getvalue()
+
+
+def _schema_one(path: Path) -> None:
+    """A league database as llama-harness wrote it before statistics were per game (one finished game)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE bots (name TEXT PRIMARY KEY, folder TEXT NOT NULL, digest TEXT NOT NULL, version TEXT NOT NULL);
+        CREATE TABLE jobs (job_id INTEGER PRIMARY KEY, bots TEXT NOT NULL, done INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE games (game_id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL, cluster TEXT NOT NULL,
+            seed INTEGER NOT NULL, seating TEXT NOT NULL);
+        CREATE TABLE results (game_id INTEGER PRIMARY KEY REFERENCES games(game_id),
+            rounds INTEGER NOT NULL, moves INTEGER NOT NULL, adjudicated INTEGER NOT NULL, replay TEXT NOT NULL);
+        CREATE TABLE seats (game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
+            score INTEGER NOT NULL, place INTEGER NOT NULL, forfeited INTEGER NOT NULL,
+            penalty INTEGER NOT NULL, PRIMARY KEY (game_id, seat));
+        CREATE TABLE faults (game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
+            kind TEXT NOT NULL, detail TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema', '1'), ('identity', '{"x": 1}'), ('config', '{"x": 1}');
+        INSERT INTO bots VALUES ('a', '-', '-', '1'), ('b', '-', '-', '1');
+        INSERT INTO jobs VALUES (0, '["a", "b"]', 1);
+        INSERT INTO games VALUES (1, 0, 'c', 5, '["a", "b"]');
+        INSERT INTO results VALUES (1, 3, 40, 0, 'replays/game-1.jsonl');
+        INSERT INTO seats VALUES (1, 0, 'a', 12, 1, 0, 30), (1, 1, 'b', 41, 2, 0, 44);
+        """
+    )
+    db.commit()
+    db.close()
+
+
+def test_an_old_database_is_refused_read_only_and_migrated_by_the_league(tmp_path: Path) -> None:
+    path = tmp_path / DB_NAME
+    _schema_one(path)
+    with pytest.raises(HarnessError, match=r"older llama-harness.*run the league command"):
+        Store.open_league(tmp_path)
+    with Store(path) as store:  # the league opens it writable: schema 1 becomes 2, nothing is lost
+        (game,) = store.games()
+        assert game.stats == ({"penalty": 30}, {"penalty": 44}) and game.scores == (12, 41)
+        assert store.meta("schema") == 2
+    with Store.open_league(tmp_path) as store:
+        assert [g.stats for g in store.games()] == [({"penalty": 30}, {"penalty": 44})]

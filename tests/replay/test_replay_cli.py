@@ -10,9 +10,9 @@ import pytest
 from helpers import invoke, one_error
 
 from harness.commands.replay import STEP_PROMPT
+from harness.games.llama.records import RoundEndRecord
 from harness.replay.batch import expand, verify_many
 from harness.replay.io import read_replay
-from harness.replay.records import RoundEndRecord
 from harness.replay.render import render
 
 

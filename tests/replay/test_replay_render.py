@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.games.llama.records import ActionRecord, RoundStartRecord
+from harness.games.llama.render import card_name, hand_text
 from harness.replay.io import read_replay
-from harness.replay.records import ActionRecord, RoundStartRecord
-from harness.replay.render import card_name, hand_text, render
+from harness.replay.render import render
 
 PLAYERS = 4
 

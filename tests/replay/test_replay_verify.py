@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from harness.games.llama.records import RECORD, ActionRecord, FaultRecord, GameEndRecord, Header
 from harness.replay.io import read_replay
-from harness.replay.records import RECORD, ActionRecord, FaultRecord, GameEndRecord, Header
 from harness.replay.verify import Disagreement, verify
 
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from harness.games.base import BadOptions, GameState
+from harness.games.base import BadOptions, GameState, Position, Wire
+from harness.games.llama import positions as _positions
 from harness.games.llama.audit import Auditor
+from harness.games.llama.records import Record
+from harness.games.llama.render import render_text
 from harness.games.llama.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -20,7 +24,7 @@ from harness.games.llama.rules import (
     seeded_deal,
 )
 from harness.games.llama.state import LlamaState
-from harness.protocol.messages import RulesOptions
+from harness.games.llama.wire import FromBot, RulesOptions, ToBot
 
 
 class LlamaGame:
@@ -32,6 +36,8 @@ class LlamaGame:
     max_players = MAX_PLAYERS
     higher_wins = False
     options_model: type[BaseModel] = RulesOptions
+    wire = Wire(to_bot=ToBot, from_bot=FromBot, records=Record)
+    viewer_js: Path | None = Path(__file__).with_name("viewer.js")
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping; raise BadOptions naming the bad field."""
@@ -82,6 +88,18 @@ class LlamaGame:
                 penalties = record["penalties"]
                 total = [a + b for a, b in zip(total or [0.0] * len(penalties), penalties, strict=True)]
         return {"penalty": total}
+
+    def render_text(self, records: Sequence[Any], seat: int | None) -> Iterator[str]:
+        """The replay as text blocks, one per step (the terminal's ``replay``)."""
+        return render_text(records, seat)
+
+    def action_label(self, action: Any) -> str:
+        """An action as people read it: "play 3", "draw", "quit"."""
+        return str(action)
+
+    def positions(self) -> list[Position]:
+        """The edge cases check-bot feeds a bot (fresh states on every call)."""
+        return _positions.positions()
 
 
 LLAMA_GAME = LlamaGame()

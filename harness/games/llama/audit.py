@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from harness.errors import one_line
-from harness.protocol.messages import TO_BOT
+from harness.games.llama.wire import TO_BOT
 
 _PUBLIC_LISTS = ("hand", "scores", "penalties", "returned", "placements")
 

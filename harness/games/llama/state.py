@@ -33,11 +33,14 @@ _PLAY, _DRAW = Kind.PLAY, Kind.DRAW  # enum attribute lookups are slow on the ho
 _ACTING: tuple[tuple[int, ...], ...] = tuple((seat,) for seat in range(MAX_PLAYERS))
 _NOBODY: tuple[int, ...] = ()
 _KINDS = ("play", "draw", "quit")
-# (top, holds top, holds next, may draw) -> the legal actions and their wire form: at
-# most 56 positions, so a turn builds no list and hashes no action
-_LEGAL: dict[tuple[int, bool, bool, bool], tuple[list[Action], list[dict[str, object]]]] = {}
+# (top, holds top, holds next, may draw) -> the legal actions, their wire form and their
+# ids: at most 56 positions, so a turn builds no list and a legality test hashes no action
+# (the actions are the singletons of rules.py: identity is equality)
+_Legal = tuple[list[Action], list[dict[str, object]], frozenset[int]]
+_LEGAL: dict[tuple[int, bool, bool, bool], _Legal] = {}
+_NONE: _Legal = ([], [], frozenset())
 # public events are never mutated once made: one dict per (seat, action), shared
-_EVENTS: dict[tuple[int, Action], dict[str, Any]] = {}
+_EVENTS: dict[tuple[int, int], dict[str, Any]] = {}
 
 
 def reply_action(reply: Mapping[str, Any]) -> Action:
@@ -85,6 +88,7 @@ class LlamaState:
         self.cursor = [0] * players  # per seat: the events it has been told of
         self._legal: list[Action] | None = None
         self._wire: list[dict[str, object]] = []
+        self._ids: frozenset[int] = frozenset()
         self._opening = self._start_round(0)
 
     # -- the turn model ---------------------------------------------------------------
@@ -100,6 +104,8 @@ class LlamaState:
     def turn(self, seat: int) -> dict[str, Any]:
         """The body of ``seat``'s turn: its view, its legal actions, the events since its last turn."""
         hands = self.hands
+        if self._legal is None:
+            self._legal, self._wire, self._ids = self._lookup()
         return {
             "seat": seat,
             "round": self.round,
@@ -110,7 +116,7 @@ class LlamaState:
                 {"cards": len(hand), "quit": quit, "score": score}
                 for hand, quit, score in zip(hands, self.quit, self.scores, strict=True)
             ],
-            "legal": self.legal_wire(),
+            "legal": self._wire,
             "events": self.public[self.cursor[seat] :],
         }
 
@@ -127,29 +133,38 @@ class LlamaState:
         if seat is not None and seat != self.current:
             return []
         if self._legal is None:
-            self._legal, self._wire = self._lookup()
+            self._legal, self._wire, self._ids = self._lookup()
         return self._legal
 
     def legal_wire(self) -> list[dict[str, object]]:
         """The legal actions as sent to a bot (shared lists: do not mutate them)."""
         if self._legal is None:
-            self._legal, self._wire = self._lookup()
+            self._legal, self._wire, self._ids = self._lookup()
         return self._wire
 
-    def _lookup(self) -> tuple[list[Action], list[dict[str, object]]]:
+    def _lookup(self) -> _Legal:
         if self.current is None:
-            return [], []
+            return _NONE
         top = self.discard
         hand = self.hands[self.current]
-        key = (top, top in hand, next_card(top) in hand, self.can_draw())
+        key = (top, top in hand, top % 7 + 1 in hand, self.can_draw())
         found = _LEGAL.get(key)
         if found is None:
             actions = [PLAY[card] for card, held in ((top, key[1]), (next_card(top), key[2])) if held]
             if key[3]:
                 actions.append(DRAW)
             actions.append(QUIT)
-            found = _LEGAL[key] = (actions, [action.wire() for action in actions])
+            ids = frozenset(id(action) for action in actions)
+            found = _LEGAL[key] = (actions, [action.wire() for action in actions], ids)
         return found
+
+    def _legal_as(self, action: Action) -> Action | None:
+        """The legal action equal to ``action`` (the singleton of rules.py), or None."""
+        if self._legal is None:
+            self._legal, self._wire, self._ids = self._lookup()
+        if id(action) in self._ids:
+            return action
+        return next((legal for legal in self._legal if legal == action), None)  # an equal copy
 
     def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Action:
         """The action ``reply`` names for ``seat``: InvalidReply if malformed, IllegalAction if not legal now.
@@ -159,9 +174,10 @@ class LlamaState:
         action = reply_action(reply)
         if seat != self.current:
             raise IllegalAction(f"seat {seat} is not to move")
-        if action not in self.legal_actions():
+        legal = self._legal_as(action)
+        if legal is None:
             raise IllegalAction(self._why_illegal(action))
-        return action
+        return legal
 
     def _why_illegal(self, action: Action) -> str:
         if action.kind is _PLAY:
@@ -183,11 +199,14 @@ class LlamaState:
         seat = self.current
         if seat is None:
             raise IllegalAction("the game is over")
-        if len(actions) != 1:
-            raise IllegalAction(f"one action expected (seat {seat}), got {len(actions)}")
-        action = actions[0]
-        if action not in self.legal_actions():
+        try:
+            (action,) = actions
+        except ValueError:
+            raise IllegalAction(f"one action expected (seat {seat}), got {len(actions)}") from None
+        legal = self._legal_as(action)
+        if legal is None:
             raise IllegalAction(self._why_illegal(action))
+        action = legal
         hand = self.hands[seat]
         self._legal = None
         record: dict[str, Any]
@@ -204,9 +223,10 @@ class LlamaState:
         else:
             self.quit[seat] = True
             record = action.wire()
-        event = _EVENTS.get((seat, action))
+        key = (seat, id(action))
+        event = _EVENTS.get(key)
         if event is None:
-            event = _EVENTS[(seat, action)] = {"seat": seat, **action.wire()}
+            event = _EVENTS[key] = {"seat": seat, **action.wire()}
         public = self.public
         public.append(event)
         self.cursor[seat] = len(public)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,6 +72,13 @@ class LlamaLlamaGame:
     higher_wins = True
     options_model: type[BaseModel] = OptionsModel
     wire = WIRE
+    viewer_js: Path | None = None  # its own page for now: render_viewer below
+
+    def render_viewer(self, records: Sequence[Any], *, seat: int | None = None, source: str = "") -> str:
+        """The whole HTML replay page (harness/games/llama_llama/viewer.py)."""
+        from harness.games.llama_llama.viewer import render_viewer
+
+        return render_viewer(records, seat=seat, source=source)
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping (loading a card-set file); raise BadOptions naming the field."""

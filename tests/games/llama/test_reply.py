@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from harness.errors import BotFault
 from harness.games.base import InvalidReply
 from harness.games.llama.state import reply_action
-from harness.protocol.messages import ActionReply
+from harness.games.llama.wire import ActionReply
 from harness.protocol.session import BotSession
 
 TURN = 5
