@@ -363,17 +363,10 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
 
 
 def _reproduce_hint(replay: str, seat: int, folder: Path) -> str:
-    """The command that feeds the bot the input of the turn at which it faulted, if there was one."""
-    from harness.replay.io import read_replay
-    from harness.replay.reproduce import mine_of, rebuild
+    from harness.replay.reproduce import replay_command
 
-    try:
-        records = read_replay(replay)
-        decision = len(mine_of(records, seat)) + 1
-        rebuild(records, seat, decision)
-    except HarnessError:  # the fault came at a notification: there is no turn to replay
-        return ""
-    return f"; replay that turn: llama-harness replay {replay} --at {decision} --seat {seat} --bot {folder}"
+    command = replay_command(replay, seat, folder)
+    return f"; replay that turn: {command}" if command else ""
 
 
 def _replay_times(path: Path, name: str) -> list[float]:

@@ -137,3 +137,23 @@ def test_a_jvm_bot_with_the_documented_flags_passes_check_bot(tmp_path: Path) ->
         result = invoke("check-bot", folder, "-n", "1", "--opponent", SAMPLE_RANDOM)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1].endswith("is ready")
+
+
+def test_a_match_names_the_command_that_replays_a_faulty_turn(tmp_path: Path) -> None:
+    from helpers import fault_bot
+
+    bots = tmp_path / "bots"
+    illegal = fault_bot(bots, "illegal")
+    with time_limit(120):
+        result = invoke("match", illegal, random_bot(bots, "r1"), "-n", "1", "--out", tmp_path / "out")
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("fault: ")]
+    found = re.search(
+        r" · replay that turn: llama-harness replay (\S+) --at (\d+) --seat (\d+) --bot (\S+)$", line
+    )
+    assert found, line
+    replay, at, seat, bot = found.groups()
+    assert Path(bot) == illegal
+    again = invoke("replay", replay, "--at", at, "--seat", seat, "--bot", bot, "--sandbox", "none")
+    lines = again.stdout.splitlines()
+    assert any(x.startswith("recorded: a fault: illegal: illegal move") for x in lines), again.output
+    assert any(x.startswith("bot:      not legal here: ") for x in lines), again.output

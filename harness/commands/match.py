@@ -94,6 +94,7 @@ def match(
     games = 10 if games is None else games
     from harness.limits import merge_limits
     from harness.match import Clock, MatchConfig, TableSettings, run_match
+    from harness.replay.reproduce import replay_command
     from harness.sandbox import hiding, resolve_sandbox
 
     game = get_game(rules.pop("game", None) or DEFAULT_GAME)
@@ -143,10 +144,13 @@ def match(
         click.echo(
             f"{name:<{width}}  {tally.games:>5}  {tally.wins:>7.2f}  {share:>5.1f}%  {mean:>10.2f}  {tally.faults:>6}"
         )
+    folders = {spec.name: spec.folder for spec in specs}
     for fault in result.faults[:20]:
+        command = replay_command(fault["replay"], fault["seat"], folders[fault["bot"]])
         click.echo(
             f"fault: game {fault['game']}: {fault['bot']} (seat {fault['seat']}) "
             f"{fault['kind']}: {fault['detail']} · log {fault['log']}"
+            + (f" · replay that turn: {command}" if command else "")
         )
     if len(result.faults) > 20:
         click.echo(f"... {len(result.faults) - 20} more faults in {out / 'summary.json'}")

@@ -322,6 +322,17 @@ def feed(
 # -- what the author reads ------------------------------------------------------------
 
 
+def replay_command(replay: str | Path, seat: int, folder: Path) -> str | None:
+    """The command that replays into a bot the turn at which it faulted (None: not at a turn)."""
+    try:
+        records = read_replay(replay)
+        decision = len(mine_of(records, seat)) + 1
+        rebuild(records, seat, decision)
+    except HarnessError:  # the fault came at a notification: there is no turn to replay
+        return None
+    return f"llama-harness replay {replay} --at {decision} --seat {seat} --bot {folder}"
+
+
 def summary(file: Path, given: Input) -> list[str]:
     """What is replayed: the decision, its record, the messages the bot is sent."""
     counts: dict[str, int] = {}
@@ -363,4 +374,4 @@ def _compact(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-__all__ = ["Answer", "Input", "feed", "rebuild", "rebuild_file", "summary", "verdict"]
+__all__ = ["Answer", "Input", "feed", "rebuild", "rebuild_file", "replay_command", "summary", "verdict"]
