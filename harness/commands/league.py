@@ -86,6 +86,28 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
     is_flag=True,
     help="If the config or a bot changed under --out, discard its results and start over.",
 )
+@click.option(
+    "--gauntlet",
+    "gauntlet",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    metavar="NEW",
+    help="A gauntlet: this new bot (repeat for more) plays against BOTS as a fixed field, one new bot "
+    "a table; ratings anchored to the field (its mean is 1500).",
+)
+@click.option(
+    "--until-decided",
+    is_flag=True,
+    help="Play until every adjacent pair of the ranking is decided (sequential tests), or --games; "
+    "new deal groups go to the tables holding undecided pairs.",
+)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0.5, 0.999),
+    default=0.95,
+    show_default=True,
+    help="--until-decided: chance that every decided pair is in the right order.",
+)
 @rules_options
 @friendly
 def league(
@@ -99,6 +121,9 @@ def league(
     cluster: str | None,
     sandbox: Any,
     force: bool,
+    gauntlet: tuple[Path, ...],
+    until_decided: bool,
+    confidence: float,
     move_time: float | None,
     startup_time: float | None,
     **rules: Any,
@@ -127,6 +152,7 @@ def league(
             sandbox=sandbox,
             game=rules.pop("game", None),
             rules=collect_rules(rules),
+            gauntlet=gauntlet,
         ),
     )
     if config.seed is not None:
@@ -150,6 +176,11 @@ def league(
             progress.update(outcome.games)
 
     began = time.monotonic()
+    if until_decided and config.gauntlet:
+        raise HarnessError("--until-decided and --gauntlet do not combine yet; run the gauntlet with --games")
+    if until_decided:
+        _until_decided(config, out, cluster, force, confidence)
+        return
     try:
         run = run_league(config, out, cluster=cluster, force=force, listener=listener, started=started)
     except KeyboardInterrupt:
@@ -165,6 +196,39 @@ def league(
     report = write_report(run.folder)
     click.echo(f"league folder: {run.folder} (replays in {run.folder / 'replays'}, results in league.db)")
     click.echo(f"report: {report}")
+    click.echo(f"ratings again: llama-harness ratings {run.folder}")
+
+
+def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, confidence: float) -> None:
+    """``league --until-decided``: see harness.league.decided."""
+    from harness.league.decided import run_until_decided
+    from harness.league.progress import Progress
+    from harness.league.runner import JobOutcome
+    from harness.league.standings import render
+
+    if cluster is not None:
+        raise HarnessError("--until-decided runs on local workers only (no --cluster)")
+    if not config.duplicate:
+        raise HarnessError("--until-decided needs duplicate deals (no --no-duplicate)")
+    progress = Progress(sys.stderr, config.games, 0)
+    click.echo(f"league until decided: {len(config.bots)} bots, at most {config.games} games", err=True)
+
+    def listener(outcome: JobOutcome) -> None:
+        progress.update(outcome.games)
+
+    began = time.monotonic()
+    try:
+        run, ranking = run_until_decided(config, out, confidence=confidence, listener=listener, force=force)
+    except KeyboardInterrupt:
+        raise HarnessError(f"interrupted; the games so far are in {out} (a league until decided starts over)") from None
+    finally:
+        progress.finish()
+    verdict = "decided" if ranking.done() else "not decided within --games"
+    click.echo(f"{run.played} games played in {time.monotonic() - began:.1f} s: {verdict}", err=True)
+    click.echo(render(run.folder, "table"), nl=False)
+    from harness.html.report import write_report
+
+    click.echo(f"league folder: {run.folder} · report: {write_report(run.folder)}")
     click.echo(f"ratings again: llama-harness ratings {run.folder}")
 
 

@@ -66,6 +66,7 @@ class Overrides:
     sandbox: SandboxMode | None = None
     rules: Mapping[str, object] = field(default_factory=dict)
     game: str | None = None
+    gauntlet: tuple[Path, ...] = ()  # new bots' folders: a gauntlet against BOTS as the field
 
 
 @dataclass(frozen=True)
@@ -84,10 +85,16 @@ class LeagueConfig:
     sandbox: SandboxMode
     limits: dict[str, int]
     game: str = DEFAULT_GAME
+    gauntlet: tuple[str, ...] = ()  # the new bots of a gauntlet (the rest are the field)
 
     @property
     def names(self) -> list[str]:
         return [bot.name for bot in self.bots]
+
+    @property
+    def field_names(self) -> list[str]:
+        """A gauntlet's fixed field (every bot for a league)."""
+        return [name for name in self.names if name not in self.gauntlet]
 
     def identity(self) -> dict[str, Any]:
         """What determines the results: a changed identity under a league folder is refused.
@@ -105,6 +112,7 @@ class LeagueConfig:
             "move_time": self.move_time,
             "startup_time": self.startup_time,
             "limits": dict(sorted(self.limits.items())),
+            **({"gauntlet": list(self.gauntlet)} if self.gauntlet else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -192,7 +200,13 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
                 f"{where}bots: {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})"
             )
     specs = [spec for spec in specs if game.name in spec.games]
-    bots = sorted(entrants(specs), key=lambda bot: bot.name)
+    new = [load_bot(folder) for folder in overrides.gauntlet]
+    for spec in new:
+        if game.name not in spec.games:
+            raise HarnessError(f"--gauntlet: {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})")
+    everyone = entrants([*specs, *new])
+    gauntlet = tuple(bot.name for bot in everyone[len(specs) :])
+    bots = sorted(everyone, key=lambda bot: bot.name)
     if len(bots) < game.min_players:
         raise HarnessError(f"{where}bots: a league needs at least {game.min_players} bots that play {game.name}, got {len(bots)}")
 
@@ -201,16 +215,17 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
             return flag
         return from_file if from_file is not None else default
 
-    size = pick(overrides.table_size, file and file.table_size, min(DEFAULT_TABLE_SIZE, len(bots), game.max_players))
+    seats = len(bots) - len(gauntlet) + (1 if gauntlet else 0)  # a gauntlet's table: one new bot
+    size = pick(overrides.table_size, file and file.table_size, min(DEFAULT_TABLE_SIZE, seats, game.max_players))
     if not game.min_players <= size <= game.max_players:
         raise HarnessError(
             f"{where}table_size: {size!r} is outside what {game.title} seats "
             f"({game.min_players}-{game.max_players} players)"
         )
-    if size > len(bots):
+    if size > seats:
+        what = f"one new bot and {seats - 1} field bots" if gauntlet else f"{len(bots)} bots"
         raise HarnessError(
-            f"{where}table_size: {size!r} must be {game.min_players}-{min(game.max_players, len(bots))} "
-            f"for {len(bots)} bots"
+            f"{where}table_size: {size!r} must be {game.min_players}-{min(game.max_players, seats)} for {what}"
         )
     rules: dict[str, object] = dict(file.rules) if file else {}
     rules.update(overrides.rules)
@@ -226,12 +241,15 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
     limits = dict(file.limits) if file else {}
     for bot in bots:  # a bad [limits] table is bad input: say so now, not in a worker
         merge_limits(limits, bot.limits, bot.name)
+    duplicate = bool(pick(overrides.duplicate, file and file.duplicate, True))
+    if gauntlet and not duplicate:
+        raise HarnessError("--gauntlet needs duplicate deals (no --no-duplicate)")
     return LeagueConfig(
         bots=tuple(bots),
         table_size=int(size),
         games=int(pick(overrides.games, file and file.games, DEFAULT_GAMES)),
         seed=pick(overrides.seed, file and file.seed, None),
-        duplicate=bool(pick(overrides.duplicate, file and file.duplicate, True)),
+        duplicate=duplicate,
         rules=rules,
         move_time=move,
         startup_time=startup,
@@ -239,4 +257,5 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
         sandbox=pick(overrides.sandbox, file and file.sandbox, "auto"),
         limits=limits,
         game=game.name,
+        gauntlet=gauntlet,
     )

@@ -33,7 +33,7 @@ from harness.bots.process import become_subreaper, children_of, kill_tree, pid_a
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.league.config import LeagueConfig
-from harness.league.schedule import Job, iter_schedule
+from harness.league.schedule import Job, iter_gauntlet, iter_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
 from harness.replay.io import sync_filesystem
@@ -289,6 +289,8 @@ def _secret_for(config: LeagueConfig) -> str:
 
 def _schedule(config: LeagueConfig, secret: str) -> Iterator[Job]:
     seed = 0 if config.seed is None else config.seed  # orders the tables; the deals come from the secret
+    if config.gauntlet:
+        return iter_gauntlet(config.gauntlet, config.field_names, config.table_size, config.games, seed, secret)
     return iter_schedule(config.names, config.table_size, config.games, seed, config.duplicate, secret)
 
 

@@ -197,15 +197,39 @@ def batch_jobs(first_job: int, table: tuple[str, ...], batch: Sequence[Sequence[
 
 
 def _duplicate_jobs(names: Sequence[str], table_size: int, games: int, seed: int, secret: str) -> Iterator[Job]:
-    size = group_size(table_size)
-    count = max(1, math.ceil(games / size))
+    count = max(1, math.ceil(games / group_size(table_size)))
+    return _batched(iter_tables(names, table_size, seed, count), secret)
+
+
+def iter_gauntlet(
+    new: Sequence[str], field: Sequence[str], table_size: int, games: int, seed: int, secret: str
+) -> Iterator[Job]:
+    """A gauntlet's jobs: every deal group seats one new bot (in turn) with ``table_size - 1``
+    field bots (balanced as a league of the field), lazily; new bots never meet each other."""
+    if not 2 <= table_size <= len(field) + 1:
+        raise ValueError(f"table size {table_size!r} does not fit one new bot and {len(field)} field bots")
+    count = max(1, math.ceil(games / group_size(table_size)))
+    rng = random.Random(f"league:{seed}:gauntlet")
+    tables = iter_tables(field, table_size - 1, seed)
+
+    def orders() -> Iterator[tuple[str, ...]]:
+        for group_id in range(count):
+            order = list(next(tables))
+            order.insert(rng.randrange(table_size), new[group_id % len(new)])
+            yield tuple(order)
+
+    return _batched(orders(), secret)
+
+
+def _batched(orders: Iterator[tuple[str, ...]], secret: str) -> Iterator[Job]:
+    """Deal groups at the tables ``orders`` gives, batched by table into jobs."""
     # groups of one table wait to be batched (up to GROUPS_PER_JOB); at most
     # MAX_WAITING groups wait in all, so memory stays flat with many distinct tables
     filling: dict[tuple[str, ...], list[list[ScheduledGame]]] = {}
     waiting = 0
     job_id = 0
     game_id = 0
-    for group_id, order in enumerate(iter_tables(names, table_size, seed, count)):
+    for group_id, order in enumerate(orders):
         group = deal_group(group_id, order, secret, game_id + 1)
         game_id += len(group)
         table = tuple(sorted(order))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from harness.league.store import Store
 from harness.ratings import EloFit, fit_elo, render_csv, render_table, sequential_elo
 from harness.ratings.aggregate import Aggregate, aggregate
 from harness.ratings.columns import Results
+from harness.ratings.decide import summary_lines
 from harness.ratings.fit import history as fit_history
 from harness.ratings.render import fit_notes
 from harness.ratings.sequential import WINDOW
@@ -66,6 +68,7 @@ class Standings:
     sequential: dict[str, float]  # rounded, anchored like the fit
     stats: Aggregate | None  # the fit's statistics (history checkpoints, cross table)
     anchor: Anchor | None
+    decisions: dict[str, Any] | None = None  # a league run until decided: its sequential decisions
 
 
 def figures_of(results: Results, sums: SeatSums, faults: dict[str, int]) -> dict[str, BotFigures]:
@@ -110,6 +113,7 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
     """Read a league folder and compute its standings; raise HarnessError if it is not one."""
     with Store.open_league(folder) as store:
         config = store.meta("config") or {}
+        decisions = store.meta("decisions")
         bots = store.bots()
         results, sums = store.results()
         faults = store.faults()
@@ -123,10 +127,14 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
         rated = _rated(results)
         stats = aggregate(rated, marks=_marks(rated.games))
         try:
-            fit = fit_elo(rated, anchor=anchor, stats=stats)
+            fit = fit_elo(rated, anchor=anchor, stats=stats, anchor_group=_field(config))
         except ValueError as err:
             raise HarnessError(f"--anchor: {err}") from None
     sequential = sequential_elo(results, window=WINDOW) if results.games else {}
+    if anchor is None and _field(config):  # a gauntlet: the field's mean at 1500, as the fit
+        present = [sequential[n] for n in _field(config) if n in sequential]
+        shift = 1500.0 - sum(present) / len(present) if present else 0.0
+        sequential = {name: value + shift for name, value in sequential.items()}
     return Standings(
         config=config,
         bots=bots,
@@ -137,7 +145,14 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
         sequential=_anchored_sequential(sequential, anchor),
         stats=stats,
         anchor=anchor,
+        decisions=decisions,
     )
+
+
+def _field(config: dict[str, Any]) -> list[str]:
+    """A gauntlet's field (its ratings' anchor), or [] for a league."""
+    new = config.get("gauntlet") or []
+    return [name for name in config.get("bots", []) if name not in new] if new else []
 
 
 def _rated(results: Results) -> Results:
@@ -178,13 +193,13 @@ def crosstable(stats: Aggregate | None) -> dict[str, dict[str, dict[str, int]]]:
     return {a: dict(sorted(row.items())) for a, row in sorted(table.items())}
 
 
-def history(stats: Aggregate | None, anchor: Anchor | None) -> list[dict[str, Any]]:
+def history(stats: Aggregate | None, anchor: Anchor | None, group: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Batch Elo refitted at up to ``HISTORY_POINTS`` checkpoints over game-id order."""
     if stats is None:
         return []
     return [
         {"games": mark, "ratings": {name: _num(r) for name, r in sorted(ratings.items(), key=lambda x: -x[1])}}
-        for mark, ratings in fit_history(stats, anchor)
+        for mark, ratings in fit_history(stats, anchor, group)
     ]
 
 
@@ -234,8 +249,9 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
         "los": {a: {b: _num(p) for b, p in row.items()} for a, row in (fit.los if fit else {}).items()},
         "uninformative": [list(pair) for pair in (fit.uninformative if fit else ())],
         "prior_draws": fit.prior if fit else None,
+        "decisions": standings.decisions,
         "crosstable": crosstable(standings.stats),
-        "history": history(standings.stats, anchor),
+        "history": history(standings.stats, anchor, _field(standings.config)),
         "faults": [
             {key: fault[key] for key in ("game", "bot", "seat", "kind", "detail", "replay")}
             for fault in standings.faults
@@ -245,8 +261,14 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
 
 
 def notes(standings: Standings) -> list[str]:
-    """The notes printed under the table (prior, intervals, edges, blind pairs, sequential Elo)."""
-    return fit_notes(standings.fit, bool(standings.sequential)) if standings.fit else []
+    """The notes printed under the table (prior, intervals, edges, blind pairs, sequential Elo, decisions)."""
+    out = fit_notes(standings.fit, bool(standings.sequential)) if standings.fit else []
+    new = standings.config.get("gauntlet") or []
+    if new and standings.anchor is None:
+        out.append(f"gauntlet: {', '.join(new)} against the field; ratings anchored to the field (its mean is 1500)")
+    if standings.decisions:
+        out += summary_lines(standings.decisions)
+    return out
 
 
 def _extra(standings: Standings, text: bool) -> dict[str, dict[str, object]]:
@@ -285,4 +307,5 @@ def render(league_dir: Path, fmt: str, anchor: Anchor | None = None) -> str:
         return f"{league_dir}: no finished games yet\n"
     if fmt == "csv":
         return render_csv(standings.fit, standings.sequential, _extra(standings, text=False))
-    return render_table(standings.fit, standings.sequential, _extra(standings, text=True))
+    more = notes(standings)[len(fit_notes(standings.fit, bool(standings.sequential))) :]
+    return render_table(standings.fit, standings.sequential, _extra(standings, text=True), more)

@@ -187,6 +187,14 @@ class Store:
         except (TypeError, ValueError):
             raise _damaged(self.path, sqlite3.DatabaseError(f"meta {key!r} is not JSON")) from None
 
+    def set_meta(self, key: str, value: Any) -> None:
+        """Record ``value`` (JSON) under ``key`` (a league run until decided keeps its decisions)."""
+        try:
+            with self.db:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+
     def bot_digests(self) -> dict[str, str]:
         return dict(self._query("SELECT name, digest FROM bots"))
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from harness.bots.process import become_subreaper
+from harness.errors import HarnessError
 from harness.league.config import LeagueConfig
 from harness.league.runner import (
     LOGS,
@@ -31,7 +32,7 @@ from harness.league.runner import (
     open_executor,
 )
 from harness.league.schedule import ScheduledGame, batch_jobs, deal_group
-from harness.league.store import GameRow, Store, locked
+from harness.league.store import DB_NAME, GameRow, Store, locked
 from harness.match import Clock, Wrapper, build_bot
 from harness.sandbox import hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
@@ -87,12 +88,17 @@ def run_sequential(
     identity: dict[str, object],
     listener: Callable[[JobOutcome], None] | None = None,
     secret: str | None = None,
+    started: Callable[[Store], None] | None = None,
+    force: bool = False,
 ) -> SequentialRun:
     """Play deal groups where ``controller`` says until it says stop; record them in ``folder``.
 
-    Raises HarnessError for an unavailable sandbox, a failed build, or a worker that died.
+    Raises HarnessError for a folder holding an earlier run (unless ``force``), an
+    unavailable sandbox, a failed build, or a worker that died.
     """
     folder = folder.resolve()
+    if not force and ((folder / DB_NAME).exists() or (folder / REPLAYS).exists()):
+        raise HarnessError(f"{folder}: holds an earlier run; use another --out (a league also takes --force)")
     wrapper = hiding(
         resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
     )
@@ -106,6 +112,8 @@ def run_sequential(
         with _open_store(folder, force=True) as store:
             rows = [(b.name, str(b.folder), b.digest(), b.version) for b in config.bots]
             store.create(identity, config.to_dict(), rows, [], secret=secret)
+            if started is not None:
+                started(store)
             return _play(config, folder, wrapper, store, controller, listener, secret)
 
 

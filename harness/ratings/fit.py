@@ -210,6 +210,7 @@ def fit_elo(
     anchor: tuple[str, float] | None = None,
     seat_advantage: bool = True,
     stats: Aggregate | None = None,
+    anchor_group: Sequence[str] | None = None,
 ) -> EloFit:
     """Fit Elo ratings (and seat advantages) to game results by maximum a-posteriori likelihood.
 
@@ -221,6 +222,8 @@ def fit_elo(
         seat_advantage: fit one advantage per seat index (summing to zero).
         stats: the statistics of ``games`` already aggregated (`aggregate`), whose
             bots all played; saves a pass over the games.
+        anchor_group: instead, shift the ratings so that these bots' mean is 1500
+            (a gauntlet's field); names that played no game are ignored.
 
     Returns:
         The fit, with cluster-robust standard errors clustered on
@@ -265,7 +268,12 @@ def fit_elo(
         cov_beta = np.full(bread.shape, math.nan)
 
     # Linear map from beta to anchored Elo ratings: R = M beta + offset.
-    if anchor is None:
+    group = [names.index(n) for n in anchor_group or () if n in names]
+    if anchor is None and group:
+        centring = np.eye(m)
+        centring[:, group] -= 1.0 / len(group)
+        offset = DEFAULT_MEAN
+    elif anchor is None:
         centring = np.eye(m) - 1.0 / m
         offset = DEFAULT_MEAN
     else:
@@ -367,7 +375,9 @@ def _los(
     return out, tuple(blind)
 
 
-def history(agg: Aggregate, anchor: tuple[str, float] | None = None) -> list[tuple[int, dict[str, float]]]:
+def history(
+    agg: Aggregate, anchor: tuple[str, float] | None = None, anchor_group: Sequence[str] = ()
+) -> list[tuple[int, dict[str, float]]]:
     """The fit's ratings (no errors) on the first n games, at each of ``agg.marks``."""
     names = agg.results.names
     m = len(names)
@@ -384,6 +394,7 @@ def history(agg: Aggregate, anchor: tuple[str, float] | None = None) -> list[tup
         if anchor is not None and anchor[0] in names and played[names.index(anchor[0])] > 0:
             shift = anchor[1] - float(raw[names.index(anchor[0])])
         else:
-            shift = DEFAULT_MEAN - float(np.mean(raw[seen]))
+            group = [i for i in seen if names[i] in anchor_group] or seen
+            shift = DEFAULT_MEAN - float(np.mean(raw[group]))
         out.append((mark, {names[i]: float(raw[i] + shift) for i in seen}))
     return out

@@ -11,7 +11,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.ratings.model import EloFit
@@ -84,6 +84,7 @@ def render_table(
     fit: EloFit,
     sequential: Mapping[str, float] | None = None,
     extra: Extra | None = None,
+    notes: Sequence[str] = (),
 ) -> str:
     """Render a fixed-width text table, best bot first.
 
@@ -133,6 +134,7 @@ def render_table(
         )
         out.append(f"seat advantage (Elo): {seats}")
     out += [f"note: {note}" for note in fit_notes(fit, sequential is not None)]
+    out += list(notes)
     return "\n".join(out) + "\n"
 
 

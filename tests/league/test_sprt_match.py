@@ -25,7 +25,8 @@ def test_strong_against_random_stops_with_h1(tmp_path: Path) -> None:
     assert 0 < sprt["games"] <= 60  # type: ignore[operator]
     assert sprt["games"] <= sprt["games_played"] <= 400  # type: ignore[operator]
     low, high = sprt["elo_ci95"]  # type: ignore[misc]
-    assert low < sprt["elo"] < high  # type: ignore[operator]
+    assert low < sprt["elo"]  # type: ignore[operator]
+    assert high is None or sprt["elo"] < high  # no upper bound when random won no group
     # every game is in the league store: the ratings read it
     data = standings(out)
     assert data["games"] == sprt["games_played"]

@@ -1,0 +1,54 @@
+"""``league BOTS --gauntlet NEW...``: new bots against a fixed field, anchored to the field."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.league.schedule import group_size, iter_gauntlet
+from harness.seeds import seed_secret
+from tests.league.conftest import cli, db_rows, make_bots
+
+
+def test_every_group_seats_one_new_bot_with_a_balanced_field() -> None:
+    field = ["f1", "f2", "f3", "f4"]
+    jobs = list(iter_gauntlet(["n1", "n2"], field, 3, 600, seed=3, secret=seed_secret(3)))
+    groups: dict[str, set[str]] = {}
+    for job in jobs:
+        for game in job.games:
+            groups.setdefault(game.cluster, set()).update(game.seating)
+    assert len(groups) * group_size(3) >= 600
+    new_count = {"n1": 0, "n2": 0}
+    pairs: dict[tuple[str, str], int] = dict.fromkeys(itertools.combinations(field, 2), 0)
+    for table in groups.values():
+        newcomers = table & {"n1", "n2"}
+        assert len(newcomers) == 1  # one new bot a table: new bots never meet
+        new_count[newcomers.pop()] += 1
+        for pair in itertools.combinations(sorted(table - {"n1", "n2"}), 2):
+            pairs[pair] += 1
+    assert abs(new_count["n1"] - new_count["n2"]) <= 1
+    assert max(pairs.values()) - min(pairs.values()) <= 3
+
+
+def test_gauntlet_through_the_cli_is_anchored_to_the_field(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
+    field = bots(["f1", "f2", "f3"])
+    new = make_bots(tmp_path / "new", ["newbie"])
+    out = tmp_path / "out"
+    done = cli("league", field, "--gauntlet", new / "newbie", "--games", "48", "--sandbox", "none", "--out", out)
+    assert "gauntlet: newbie against the field; ratings anchored to the field (its mean is 1500)" in done.stdout
+    data = json.loads(cli("ratings", out, "--format", "json").stdout)
+    elo = {bot["name"]: bot["elo"] for bot in data["bots"]}
+    assert abs((elo["f1"] + elo["f2"] + elo["f3"]) / 3 - 1500.0) < 1e-6
+    assert data["config"]["gauntlet"] == ["newbie"]
+    # every game has the new bot
+    assert db_rows(out, "SELECT count(DISTINCT game_id) FROM seats WHERE bot = 'newbie'") == [(48,)]
+
+
+def test_gauntlet_table_size_and_deals_are_checked(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
+    field = bots(["f1", "f2"])
+    new = make_bots(tmp_path / "new", ["newbie"])
+    for extra, message in ((["--table-size", "4"], "one new bot and 2 field bots"), (["--no-duplicate"], "duplicate")):
+        done = cli("league", field, "--gauntlet", new / "newbie", *extra, "--out", tmp_path / "o", check=False)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr

@@ -1,0 +1,45 @@
+"""``league --until-decided``: plays until the ranking is decided or --games, through the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.league.conftest import ROOT, cli, db_rows
+
+
+def test_a_decided_pair_stops_the_league_early(tmp_path: Path) -> None:
+    folder = tmp_path / "bots"
+    for name in ("strong", "random"):
+        shutil.copytree(ROOT / "sample_bots" / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    done = cli("league", folder, "--until-decided", "--games", "400", "--sandbox", "none", "--out", out, timeout=300)
+    assert "decided" in done.stderr and "not decided" not in done.stderr, done.stderr
+    assert "every adjacent pair of the ranking is decided" in done.stdout
+    assert "decided: strong > random" in done.stdout
+    played = db_rows(out, "SELECT count(*) FROM results")[0][0]
+    assert 0 < played < 400
+    data = json.loads(cli("ratings", out, "--format", "json").stdout)
+    assert data["decisions"]["done"] is True
+    assert data["decisions"]["decided"][0]["better"] == "strong"
+    # the folder holds a finished run: a second one is refused without --force
+    again = cli("league", folder, "--until-decided", "--games", "400", "--out", out, check=False)
+    assert again.returncode == 2 and "holds an earlier run" in again.stderr
+
+
+def test_identical_bots_play_to_the_budget_undecided(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
+    folder = bots(["a", "b", "c"])
+    out = tmp_path / "out"
+    done = cli("league", folder, "--until-decided", "--games", "96", "--sandbox", "none", "--out", out, timeout=300)
+    assert "not decided within --games" in done.stderr
+    assert "not decided:" in done.stdout
+    assert db_rows(out, "SELECT count(*) FROM results")[0][0] == 96  # whole groups of 6 (tables of 3)
+
+
+def test_until_decided_refuses_a_cluster_and_plain_deals(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
+    folder = bots(["a", "b"])
+    for extra, message in ((["--cluster", "tcp://127.0.0.1:1"], "--cluster"), (["--no-duplicate"], "duplicate")):
+        done = cli("league", folder, "--until-decided", *extra, "--out", tmp_path / "o", check=False)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
