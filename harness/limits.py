@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from harness.errors import HarnessError
 
 MIB = 1 << 20
+MAX_SECONDS = 86_400.0  # a move or start-up clock: over a day is a typo (and past the OS's timeouts)
 
 # name → (default, what it bounds); the names are the keys of bot.toml [limits]
 LIMITS: dict[str, tuple[int, str]] = {
@@ -24,6 +25,7 @@ LIMITS: dict[str, tuple[int, str]] = {
     "file_size_mb": (64, "largest file a process may write, MiB (RLIMIT_FSIZE)"),
     "processes": (64, "processes and threads of the bot at once (a pids cgroup, when available)"),
     "tmp_mb": (64, "size of the private writable temp folder in the sandbox, MiB"),
+    "build_mb": (1024, "what a build may add to its bot folder in all, MiB"),
 }
 DEFAULTS: dict[str, int] = {name: default for name, (default, _) in LIMITS.items()}
 
@@ -46,6 +48,7 @@ def maxima() -> dict[str, int]:
         "file_size_mb": largest // MIB,
         "processes": _read_int("/proc/sys/kernel/pid_max", 1 << 22) - 2,
         "tmp_mb": largest // MIB,
+        "build_mb": largest // MIB,
     }
 
 
@@ -108,4 +111,4 @@ def prlimit_args(limits: Mapping[str, int], address_space: bool = True) -> list[
     ]
 
 
-__all__ = ["DEFAULTS", "LIMITS", "check_limits", "maxima", "merge_limits", "prlimit_args"]
+__all__ = ["DEFAULTS", "LIMITS", "MAX_SECONDS", "check_limits", "maxima", "merge_limits", "prlimit_args"]

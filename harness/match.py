@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.bots.manifest import BotSpec, check_command, resolve_program
-from harness.bots.process import BotProcess, become_subreaper, kill_tree, launch_environment
+from harness.bots.process import BotProcess, become_subreaper, launch_environment, wait_build
 from harness.cgroups import release
 from harness.errors import BotFault, HarnessError
 from harness.games import Game, get_game
+from harness.limits import MIB, merge_limits
 from harness.protocol.build import hello_message
 from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
@@ -222,14 +223,10 @@ def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-            try:
-                code = proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                kill_tree(proc.pid)
-                proc.wait()
-                raise HarnessError(
-                    f"bot {bot.name!r}: build took over {timeout:.0f} s (log: {log})"
-                ) from None
+            cap = merge_limits(dict(getattr(wrapper, "limits", ())), bot.limits, bot.name)["build_mb"] * MIB
+            code = wait_build(proc, bot.folder, cap, timeout)
+            if isinstance(code, str):  # killed with all it started
+                raise HarnessError(f"bot {bot.name!r}: build {code} (log: {log})")
     finally:
         release(prefix)
         shutil.rmtree(tmp, ignore_errors=True)

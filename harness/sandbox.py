@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import cgroups
-from harness.bots.manifest import BotSpec, resolve_program
+from harness.bots.manifest import BotSpec, read_regular, resolve_program
 from harness.bots.process import bot_environment, env_argv
 from harness.errors import HarnessError
 from harness.limits import MIB, check_limits, merge_limits, prlimit_args
@@ -76,9 +76,8 @@ def _is_system(path: str) -> bool:
 
 def _shebang(path: str) -> str | None:
     """The interpreter a script names on its ``#!`` line (``env X`` resolved on PATH)."""
-    try:
-        with open(path, "rb") as fh:
-            first = fh.readline(256)
+    try:  # a regular file only: opening a FIFO to read would block the harness
+        first = read_regular(path, 256).split(b"\n", 1)[0]
     except OSError:
         return None
     if not first.startswith(b"#!"):

@@ -28,7 +28,7 @@ HOSTILE = ROOT / "tests" / "hostile" / "bots"
 
 # hostile bot → a phrase its failure reasons must contain
 REASONS = {
-    "alloc_10g": "memory",  # MemoryError (address-space limit) or "its 256 MB memory limit" (cgroup)
+    "alloc_10g": "memory",  # MemoryError (address-space limit) or "its 128 MB memory limit" (cgroup)
     "bad_utf8": "not a JSON line",
     "crash_mid": "boom on turn 3",
     "crash_start": "giving up at once",

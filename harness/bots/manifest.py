@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
 import shlex
 import shutil
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,14 +88,56 @@ class BotSpec:
         return folder_digest(self.folder)
 
 
+MANIFEST_CAP = 1 << 20  # bytes: a bot.toml is a few lines
+
+
+def open_regular(path: Path | str, follow: bool = True) -> int:
+    """Open ``path`` for reading only if it is a regular file: never blocks (a FIFO), never reads a device.
+
+    ``follow=False``: not through a last symlink either. Raises OSError (``EINVAL`` for
+    anything but a regular file).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return fd
+
+
+def read_regular(path: Path | str, cap: int) -> bytes:
+    """The first ``cap`` bytes of a regular file (see :func:`open_regular`)."""
+    with os.fdopen(open_regular(path), "rb") as fh:
+        return fh.read(cap)
+
+
 def folder_digest(folder: Path) -> str:
+    """A hash of the folder's names and contents; symlinks count by their target's name, never followed.
+
+    Only regular files are read (a FIFO, a device or a link to ``/proc`` would hang or
+    never end); other entries count by name and kind.
+    """
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(str(path.relative_to(folder)).encode())
-        digest.update(b"\0")
-        with open(path, "rb") as fh:  # in chunks: a bot folder may hold large model files
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
+    entries: list[tuple[str, str]] = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
+            path = os.path.join(top, name)
+            entries.append((os.path.relpath(path, folder), path))
+    for relative, path in sorted(entries):
+        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+        try:
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                digest.update(b"link:" + os.fsencode(os.readlink(path)))
+            elif stat.S_ISREG(mode):
+                with os.fdopen(open_regular(path, follow=False), "rb") as fh:  # in chunks: models are big
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(chunk)
+            else:
+                digest.update(f"special:{stat.S_IFMT(mode)}".encode())
+        except OSError as err:
+            digest.update(f"unreadable:{err.errno}".encode())
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -109,7 +153,13 @@ def load_bot(folder: str | Path) -> BotSpec:
     if not manifest_path.is_file():
         raise HarnessError(f"{manifest_path}: no bot.toml in the bot folder")
     try:
-        raw = tomllib.loads(manifest_path.read_text(encoding="utf-8"))
+        data = read_regular(manifest_path, MANIFEST_CAP + 1)
+    except OSError as err:
+        raise HarnessError(f"{manifest_path}: cannot read it: {err.strerror or err}") from None
+    if len(data) > MANIFEST_CAP:
+        raise HarnessError(f"{manifest_path}: over {MANIFEST_CAP >> 20} MiB: not a bot.toml")
+    try:
+        raw = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise HarnessError(f"{manifest_path}: not valid TOML: {err}") from None
     try:

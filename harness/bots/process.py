@@ -15,6 +15,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import termios
@@ -181,6 +182,8 @@ class BotProcess:
             # a descendant that outlives the bot may hold stdout open, so no EOF comes
             if self.exited():
                 raise BotCrashed(f"{self._how()} (its stdout still open)") from None
+            if self._stdout_abandoned():  # under bubblewrap no EOF comes: bwrap holds the pipe too
+                raise BotCrashed("end of output (stdout closed)") from None
             raise
         except BotCrashed as err:
             # stdout closes a moment before the exit is reported: say how it ended when it has
@@ -190,6 +193,25 @@ class BotProcess:
             if how is not None:
                 err.detail = f"{err.detail}, {how}"
             raise
+
+    def _stdout_abandoned(self) -> bool:
+        """True when nothing of the bot but bubblewrap's own processes holds its stdout pipe open."""
+        try:
+            pipe = f"pipe:[{os.fstat(self._out).st_ino}]"
+        except OSError:
+            return False
+        for pid in descendants(self.proc.pid):
+            try:
+                if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "bwrap":
+                    continue
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == pipe:
+                        return False
+        return True
 
     def exited(self) -> bool:
         """True once the bot has exited, without reaping it (WNOWAIT)."""
@@ -290,6 +312,44 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     stream.close()
         self._log.close()
+
+
+def folder_bytes(folder: Path) -> int:
+    """What ``folder`` holds on disk, links not followed (a sparse file counts at its size)."""
+    total = 0
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        for name in (*files, *dirs):
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(top, name))
+                total += max(info.st_size, info.st_blocks * 512) if stat.S_ISREG(info.st_mode) else 4096
+    return total
+
+
+def wait_build(proc: subprocess.Popen[bytes], folder: Path, cap: int, timeout: float) -> int | str:
+    """Wait for a build; its exit status, or why it was killed ("took over …", "wrote over …").
+
+    The folder is measured as the build runs (every 0.2 s) and after it: a build may
+    add at most ``cap`` bytes to it.
+    """
+    start = folder_bytes(folder)
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            code = proc.wait(min(0.2, max(0.0, end - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            code = None
+        grown = folder_bytes(folder) - start
+        if grown > cap:
+            why = f"wrote over {cap >> 20} MB into its folder (limit build_mb)"
+        elif code is not None:
+            return code
+        elif time.monotonic() >= end:
+            why = f"took over {timeout:.0f} s"
+        else:
+            continue
+        kill_tree(proc.pid)
+        proc.wait()
+        return why
 
 
 def _stat(pid: int | str) -> list[bytes] | None:
@@ -393,7 +453,9 @@ __all__ = [
     "bot_environment",
     "descendants",
     "env_argv",
+    "folder_bytes",
     "harness_environment",
     "kill_tree",
     "launch_environment",
+    "wait_build",
 ]

@@ -14,6 +14,7 @@ import click
 
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, REGISTRY, BadOptions
+from harness.limits import MAX_SECONDS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,13 +95,13 @@ def rules_options(func: F) -> F:
     decorators += [
         click.option(
             "--move-time",
-            type=click.FloatRange(min=0.001),
+            type=click.FloatRange(min=0.001, max=MAX_SECONDS),
             default=None,
             help="Seconds a bot has for each move (wall clock) [default: 1].",
         ),
         click.option(
             "--startup-time",
-            type=click.FloatRange(min=0.001),
+            type=click.FloatRange(min=0.001, max=MAX_SECONDS),
             default=None,
             help="Seconds a bot has to start and answer hello [default: 10].",
         ),

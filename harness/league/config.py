@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from harness.bots.manifest import BotSpec, check_names, load_bot
 from harness.errors import HarnessError, one_line
 from harness.games import DEFAULT_GAME, REGISTRY, BadOptions, get_game
-from harness.limits import merge_limits
+from harness.limits import MAX_SECONDS, merge_limits
 
 MAX_GAMES = 1_000_000_000  # a sanity bound only: the schedule is made lazily, memory stays flat
 DEFAULT_TABLE_SIZE = 4
@@ -236,8 +236,10 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
     move = float(pick(overrides.move_time, file and file.move_time, DEFAULT_MOVE_TIME))
     startup = float(pick(overrides.startup_time, file and file.startup_time, DEFAULT_STARTUP_TIME))
     for name, value in (("move_time", move), ("startup_time", startup)):
-        if not (math.isfinite(value) and value > 0):
-            raise HarnessError(f"{where}{name}: {value!r} is not a positive number of seconds")
+        if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+            raise HarnessError(
+                f"{where}{name}: {value!r} is not a positive number of seconds up to {MAX_SECONDS:g} (a day)"
+            )
     limits = dict(file.limits) if file else {}
     for bot in bots:  # a bad [limits] table is bad input: say so now, not in a worker
         merge_limits(limits, bot.limits, bot.name)

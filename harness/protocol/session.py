@@ -51,9 +51,16 @@ def _describe(line: bytes, err: ValidationError) -> BotFault:
     # pydantic's own parse decides, not json.loads: that one accepts a BOM or UTF-16
     # and raises RecursionError on a line of 100k '[' (a harness crash, not a fault)
     if any(e["type"] == "json_invalid" for e in err.errors()):
-        return BotFault(f"not a JSON line: {shown!r}", FaultKind.MALFORMED)
+        return BotFault(_not_json(shown, str(err)), FaultKind.MALFORMED)
     problems = one_line(err)
     return BotFault(f"reply {shown!r} does not validate: {problems}", FaultKind.INVALID)
+
+
+def _not_json(shown: str, problem: str) -> str:
+    """The fault text of an unparsable line: valid JSON nested too deep is called that."""
+    if "recursion limit exceeded" in problem:
+        return f"a JSON line nested too deep (arrays or objects within each other past the parser's limit): {shown!r}"
+    return f"not a JSON line: {shown!r}"
 
 
 def invalid_reply(reply: Any, problem: str) -> BotFault:
@@ -165,11 +172,11 @@ class BotSession:
         """Check the envelope of ``line``: the reply if it answers the current turn, None if stale."""
         try:
             data = from_json(line)
-        except ValueError:
+        except ValueError as err:
             # pydantic-core's parser decides, not json.loads: that one accepts a BOM or
             # UTF-16 and raises RecursionError on a line of 100k '['
             shown = line[:200].decode("utf-8", "backslashreplace")
-            raise BotFault(f"not a JSON line: {shown!r}", FaultKind.MALFORMED) from None
+            raise BotFault(_not_json(shown, str(err)), FaultKind.MALFORMED) from None
         turn_id = self.last_id
         if type(data) is dict:
             ident = data.get("id")

@@ -56,6 +56,9 @@ EXPECTED: dict[str, tuple[str | None, str | None]] = {
     "network": (None, "crash"),
     "alloc_10g": ("crash", "crash"),
     "fill_tmp": ("crash", "crash"),
+    # bubblewrap holds the pipe too: no end of file comes, yet a closed stdout is a crash
+    "close_stdout": ("crash", "crash"),
+    "deep_json": ("malformed", "malformed"),  # called "nested too deep", not "not a JSON line"
 }
 
 MODES = [
@@ -83,7 +86,7 @@ def _copy(source: Path, dest: Path, name: str, env: dict[str, str]) -> Path:
     lines = [f'name = "{name}"', 'version = "1"', 'command = ["python3", "bot.py"]', "[env]"]
     lines += [f'{key} = "{value}"' for key, value in env.items()]
     if source.name == "alloc_10g":  # reach the memory limit fast (a bot may lower a limit)
-        lines += ["[limits]", "memory_mb = 256"]
+        lines += ["[limits]", "memory_mb = 128"]
     (dest / "bot.toml").write_text("\n".join(lines) + "\n")
     return dest
 
@@ -190,3 +193,5 @@ def test_hostile_bot(bot: str, mode: str, tmp_path: Path, listener: socket.socke
             assert seen >= 1 and "NETWORK CONNECTED" in log
     if bot == "fill_tmp":
         assert "FILL stopped after" in log
+    if bot == "deep_json":
+        assert all("a JSON line nested too deep" in fault["detail"] for fault in result.faults), result.faults

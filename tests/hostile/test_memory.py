@@ -83,7 +83,7 @@ def test_without_a_memory_cgroup_the_start_up_fault_names_the_address_space_limi
 @needs_memory_cgroup
 @pytest.mark.parametrize("mode", MODES)
 def test_a_bot_over_its_memory_is_killed_and_told_so(mode: str, tmp_path: Path) -> None:
-    folder = shutil.copytree(HERE / "bots" / "alloc_10g", tmp_path / "bots" / "alloc_10g")  # memory_mb = 256
+    folder = shutil.copytree(HERE / "bots" / "alloc_10g", tmp_path / "bots" / "alloc_10g")  # memory_mb = 128
     result = _play(tmp_path, mode, folder, games=1)
     details = [fault["detail"] for fault in result.faults if fault["bot"] == "alloc-10g"]
-    assert details and "it used all of its 256 MB memory limit" in details[0], details
+    assert details and "it used all of its 128 MB memory limit" in details[0], details

@@ -1,0 +1,112 @@
+"""Nothing in a bot folder can hang or exhaust the harness: FIFOs, links out of the folder, a flooding build."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from helpers import invoke, one_error, random_bot, time_limit
+
+from harness import sandbox
+from harness.bots.manifest import folder_digest, load_bot
+from harness.errors import HarnessError
+from harness.games.llama import LLAMA_GAME
+from harness.match import Clock, MatchConfig, TableSettings, build_bot, run_match
+from harness.sandbox import hiding, resolve_sandbox
+
+HERE = Path(__file__).resolve().parent
+BWRAP = shutil.which("bwrap")
+MODES = [
+    "none",
+    pytest.param(
+        "bwrap",
+        marks=pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it"),
+    ),
+]
+
+
+def _fifo_shebang_bot(tmp_path: Path) -> Path:
+    folder = tmp_path / "bots" / "fifo"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "interpreter")  # opened for reading, it blocks until someone writes
+    run = folder / "run"
+    run.write_text(f"#!{folder / 'interpreter'}\n")
+    run.chmod(0o755)
+    (folder / "bot.toml").write_text('name = "fifo"\nversion = "1"\ncommand = ["./run"]\n')
+    return folder
+
+
+def test_a_fifo_named_by_a_shebang_is_never_opened(tmp_path: Path) -> None:
+    folder = _fifo_shebang_bot(tmp_path)
+    with time_limit(10):
+        assert sandbox._shebang(str(folder / "interpreter")) is None
+        assert sandbox.interpreter_roots(load_bot(folder)) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bot_whose_shebang_names_a_fifo_is_a_start_up_fault(mode: str, tmp_path: Path) -> None:
+    folder = _fifo_shebang_bot(tmp_path)
+    other = random_bot(tmp_path / "bots", "r1")
+    specs = (load_bot(folder), load_bot(other))
+    out = tmp_path / "out"
+    settings = TableSettings(
+        game="llama",
+        options=LLAMA_GAME.parse_options({"end_score": 25}),
+        clock=Clock(startup=5.0, move=1.0),
+        logs=out / "logs",
+        wrapper=hiding(resolve_sandbox(mode), out, *(spec.folder for spec in specs)),
+    )
+    with time_limit(60):
+        result = run_match(MatchConfig(specs, 1, 1, out, settings))
+    assert [f["kind"] for f in result.faults if f["bot"] == "fifo"] == ["crash"], result.faults
+
+
+def test_the_folder_digest_reads_only_regular_files_and_never_follows_links(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("print('hi')\n")
+    (folder / "pagemap").symlink_to("/proc/self/pagemap")  # read, it takes hours
+    (folder / "zero").symlink_to("/dev/zero")  # read, it never ends
+    (folder / "root").symlink_to("/")  # walked, the whole machine
+    os.mkfifo(folder / "pipe")  # opened, it blocks
+    with time_limit(10):
+        first = folder_digest(folder)
+        assert folder_digest(folder) == first
+        (folder / "zero").unlink()
+        (folder / "zero").symlink_to("/dev/null")
+        assert folder_digest(folder) != first  # a changed link changes the bot
+
+
+def test_a_bot_toml_that_is_a_fifo_or_huge_is_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    os.mkfifo(folder / "bot.toml")
+    with time_limit(10), pytest.raises(HarnessError, match=r"bot\.toml"):
+        load_bot(folder)
+    (folder / "bot.toml").unlink()
+    (folder / "bot.toml").write_bytes(b"# " + b"x" * (2 << 20) + b"\n")
+    with time_limit(10), pytest.raises(HarnessError, match="over 1 MiB"):
+        load_bot(folder)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_build_that_floods_its_folder_is_stopped_with_one_line(mode: str, tmp_path: Path) -> None:
+    folder = shutil.copytree(HERE / "bots" / "build_flood", tmp_path / "bots" / "build_flood")
+    started = time.monotonic()
+    with time_limit(60), pytest.raises(HarnessError) as caught:
+        build_bot(load_bot(folder), tmp_path / "logs", wrapper=resolve_sandbox(mode))
+    message = str(caught.value)
+    assert message.startswith("bot 'build-flood': build wrote over 20 MB into its folder"), message
+    assert "\n" not in message and time.monotonic() - started < 60
+    written = sum(f.stat().st_size for f in (folder / "flood").iterdir()) >> 20
+    assert written < 200, f"{written} MB written before the build was stopped"
+
+
+def test_the_match_command_reports_a_flooding_build_in_one_line(tmp_path: Path) -> None:
+    folder = shutil.copytree(HERE / "bots" / "build_flood", tmp_path / "bots" / "build_flood")
+    other = random_bot(tmp_path / "bots", "r1")
+    result = invoke("match", folder, other, "--games", "1", "--sandbox", "none", "--out", tmp_path / "out")
+    one_error(result, "'build-flood'", "build wrote over 20 MB")
