@@ -128,6 +128,15 @@ class _Table:
         """Write an outcome's action records, then its records; then send its notices."""
         write = self.sink.write
         forced = self.forced
+        if len(acting) == 1 and not outcome.records and not outcome.notices:  # most moves
+            seat, elapsed = acting[0], timing[0]
+            move: dict[str, Any] = {"type": "action", "seat": seat, **outcome.actions[0]}
+            if forced[seat]:
+                move["forced"] = True
+            if elapsed is not None:
+                move["ms"] = round(elapsed * 1000.0, 3)
+            write(move)
+            return
         for seat, body, elapsed in zip(acting, outcome.actions, timing, strict=True):
             record: dict[str, Any] = {"type": "action", "seat": seat, **body}
             if forced[seat]:

@@ -138,7 +138,19 @@ class BotSession:
         turn's answer. Raises BotFault on timeout, EOF, bad JSON, or a bad envelope.
         """
         while True:
-            reply = self.next_reply(self.read_line())
+            line = self.read_line()
+            try:
+                data = from_json(line)
+            except ValueError:
+                data = None
+            # the common case in full here; anything else (stale, bad) the slow way
+            if type(data) is dict and data.get("type") == "action":
+                ident = data.get("id")
+                if type(ident) is int and ident == self.last_id:
+                    if self.since:
+                        self.since = []
+                    return data, time.monotonic() - self.started
+            reply = self.next_reply(line)
             if reply is not None:
                 return reply, time.monotonic() - self.started
 
