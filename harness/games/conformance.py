@@ -11,7 +11,9 @@ seats' turns, their replies, the joint ``apply``), and check at every step that:
 - no message to a seat holds what it may not see (the game's isolation auditor, fed the
   replay records as the truth);
 - the same seed gives the same game, byte for byte;
-- the records alone re-play to the same records (the replay → verify round trip).
+- the records alone re-play to the same records, and a replay file written by the
+  harness's writer reads back and passes ``replay --verify``'s checker, which names a
+  tampered line (the replay → verify round trip).
 
 ``python -m harness.games.conformance`` runs it for every registered game;
 ``--regenerate`` rewrites the golden playthrough files (review their diff).
@@ -24,6 +26,7 @@ import json
 import pickle
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,8 +131,17 @@ class _Driver:
         self.game, self.players, self.seed = game, players, seed
         self.policy, self.faults, self.auditor, self.check = policy, faults, auditor, check
         self.state = game.new_game(options, players, seed)
-        header = {"type": "header", "game": game.name, "options": options.to_dict(), "seed": seed}
-        self.out = Playout(game.name, players, seed, _copy({**header, "players": players}))
+        header = {
+            "type": "header",
+            "format": 1,
+            "game": game.name,
+            **game.hello_fields(options),
+            "options": options.to_dict(),
+            "seed": seed,
+            "players": [{"name": f"player{s}", "version": "1"} for s in range(players)],
+            "match": 1,
+        }
+        self.out = Playout(game.name, players, seed, _copy(header))
         self.forced = [False] * players
         self.probe = random.Random(seed)
         self.asked = [0] * players
@@ -208,7 +220,11 @@ class _Driver:
         if self.check:
             self.check_parsing(seat, legal, turn, where)
         if self.asked[seat] == self.faults.get(seat):
-            self.forced[seat] = True  # as the referee does after a fault: this turn is forced too
+            # as the referee does after a fault: recorded at once, this turn is forced too
+            self.forced[seat] = True
+            self.record(
+                {"type": "fault", "seat": seat, "kind": "timeout", "detail": "a scripted fault", "stderr": ""}
+            )
             return forced
         reply = {"type": "action", "id": turn["id"], **self.policy.choice(turn["legal"])}
         return state.parse_action(seat, reply)
@@ -299,8 +315,8 @@ def playout(
 def replay_check(game: Any, out: Playout) -> None:
     """Re-play ``out``'s records from its header alone; raise ConformanceError at the first disagreement."""
     header = out.header
-    state = game.new_game(game.parse_options(header["options"]), header["players"], header["seed"])
-    records = out.records
+    state = game.new_game(game.parse_options(header["options"]), len(header["players"]), header["seed"])
+    records = [record for record in out.records if record["type"] != "fault"]  # faults: the referee's
     expected = [_copy(r) for r in state.begin().records]
     index = 0
 
@@ -342,13 +358,41 @@ def replay_check(game: Any, out: Playout) -> None:
             take(want)
         for want in outcome.records:
             take(_copy(want))
-    forfeited = [False] * header["players"]
+    forfeited = [False] * len(header["players"])
     for record in records:
         if record.get("type") == "action" and record.get("forced"):
             forfeited[record["seat"]] = True
     take(_game_end(game, state, forfeited))
     if index != len(records):
         _fail(f"{out.game} seed={out.seed}", f"{len(records) - index} records after game_end")
+
+
+def file_round_trip(game: Any, out: Playout, folder: Path) -> None:
+    """Write ``out`` with the replay writer, read it back and verify it; a tampered record must be named.
+
+    Raise ConformanceError if the file does not verify, or if verify misses the tampering.
+    """
+    from harness.replay.io import ReplayWriter, read_replay  # the harness's own files, not the rules'
+    from harness.replay.verify import verify
+
+    rows = [out.header, *out.records]
+    path = folder / f"{out.game}-{out.players}p-{out.seed}.jsonl"
+    writer = ReplayWriter(path)
+    for row in rows:
+        writer.write(row)
+    writer.commit()
+    problem = verify(read_replay(path))
+    if problem is not None:
+        _fail(f"{out.game} seed={out.seed}", f"its replay file does not verify: {problem}")
+    # one score of the last round_end, one point off: verify must name that very line
+    index = max(i for i, row in enumerate(rows) if row["type"] == "round_end")
+    tampered = _copy(rows)
+    tampered[index]["scores"][0] += 1
+    bad = folder / f"{out.game}-{out.players}p-{out.seed}-tampered.jsonl"
+    bad.write_text("".join(json.dumps(row) + "\n" for row in tampered), encoding="utf-8")
+    problem = verify(read_replay(bad))
+    if problem is None or problem.index != index + 1:
+        _fail(f"{out.game} seed={out.seed}", f"verify gave {problem} for a tampered line {index + 1}")
 
 
 @dataclass(frozen=True)
@@ -397,6 +441,8 @@ def check_game(
             )
             _fail(f"{game.name} seed={seed + index}", f"the same seed gave another game (line {diff + 1})")
         replay_check(game, first)
+        with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
+            file_round_trip(game, first, Path(folder))
         steps, decisions, played = steps + first.steps, decisions + first.decisions, played + 1
     checked = time.perf_counter() - start
     return Report(game.name, played, steps, decisions, checked, speed(game, seconds=0.5))

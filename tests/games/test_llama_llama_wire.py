@@ -6,7 +6,7 @@ import pytest
 
 from harness.games.conformance import playout
 from harness.games.llama_llama import LLAMA_LLAMA_GAME
-from harness.games.llama_llama.wire import GAME_RECORD, TO_BOT, ActionReply
+from harness.games.llama_llama.wire import RECORD, TO_BOT, ActionReply
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -15,8 +15,7 @@ def test_every_record_and_message_fits_the_closed_models(players: int) -> None:
     kinds = set()
     for seat, item in out.timeline:
         if seat is None:
-            if item["type"] != "game_end":
-                GAME_RECORD.validate_python(item)
+            RECORD.validate_python(item)
         else:
             TO_BOT.validate_python(item)
             kinds.add(item["type"])
@@ -25,6 +24,7 @@ def test_every_record_and_message_fits_the_closed_models(players: int) -> None:
                     ActionReply.model_validate({"type": "action", "id": item["id"], **legal})
     assert kinds == {"round_start", "turn", "goals_placed", "reveal", "passed", "round_end"}
     assert any(item.get("forced") for seat, item in out.timeline if seat is None)
+    RECORD.validate_python(out.header)
 
 
 def test_the_hello_carries_the_whole_card_set() -> None:

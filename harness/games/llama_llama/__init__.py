@@ -72,13 +72,7 @@ class LlamaLlamaGame:
     higher_wins = True
     options_model: type[BaseModel] = OptionsModel
     wire = WIRE
-    viewer_js: Path | None = None  # its own page for now: render_viewer below
-
-    def render_viewer(self, records: Sequence[Any], *, seat: int | None = None, source: str = "") -> str:
-        """The whole HTML replay page (harness/games/llama_llama/viewer.py)."""
-        from harness.games.llama_llama.viewer import render_viewer
-
-        return render_viewer(records, seat=seat, source=source)
+    viewer_js: Path | None = Path(__file__).with_name("viewer.js")
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping (loading a card-set file); raise BadOptions naming the field."""

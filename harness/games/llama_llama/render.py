@@ -45,8 +45,6 @@ def render_text(records: Sequence[Any], seat: int | None = None) -> Iterator[str
     rows = [_plain(r) for r in records]
     header = rows[0]
     players = header["players"]
-    if isinstance(players, int):  # a conformance playout's header counts the seats
-        players = [{"name": f"player{s}"} for s in range(players)]
     names = [p["name"] for p in players]
     n = len(names)
     card_set = parse_card_set(header["options"]["card_set"], "the replay header")

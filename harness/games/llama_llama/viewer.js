@@ -1,26 +1,69 @@
-// Llama Llama replay viewer. Reads the replay records embedded in the page, computes the
-// table after every record once, then shows any step: the four displays with their goals
-// (face down until revealed), every hand (or one seat's view), each pass, and the scoring
-// breakdown of each goal at the end of a round. Step k is the state after record k.
-(function () {
+// Llama Llama's renderer for the replay viewer (harness/html/viewer.js is the shell). It
+// computes the table after every record once, then draws any step: the four displays with
+// their goals (face down until revealed), every hand in passing order (or one seat's
+// view), each pass, and the scoring breakdown of each goal at the end of a round.
+// Step k is the state after record k of the replay file (the header is record 0).
+window.gameViewer = function (ctx) {
   "use strict";
-
-  var data = JSON.parse(document.getElementById("replay-data").textContent);
-  var recs = data.records;
-  var header = recs[0];
-  var n = header.players.length;
-  var names = header.players.map(function (p) { return p.name; });
+  var recs = ctx.recs, header = ctx.header, n = ctx.n, names = ctx.names, esc = ctx.esc, $ = ctx.$;
   var faces = {};
   header.options.card_set.cards.forEach(function (c) { faces[c.id] = c; });
   var sides = header.options.card_set.displays.map(function (d) {
     return n === 4 ? { passes: d.four_players.passes, dummy: false } : d.two_three_players;
   });
+  var CSS =
+    ".ll .centre {display: block; background: radial-gradient(ellipse at center, var(--felt) 0%, var(--felt-dark) 100%); color: #fff; border-radius: 14px; padding: 12px 16px; }\n" +
+    ".ll .round {font-size: 16px; font-weight: 600; }\n" +
+    ".ll .event {margin: 4px 0 8px; min-height: 1.4em; }\n" +
+    ".ll .displays {display: grid; grid-template-columns: repeat(4, minmax(0, 1fr)); gap: 10px; }\n" +
+    ".ll .display {background: rgba(255, 255, 255, .1); border-radius: 10px; padding: 6px; text-align: center; min-height: 120px; }\n" +
+    ".ll .display.now {box-shadow: 0 0 0 3px var(--accent); }\n" +
+    ".ll .dhead {font-size: 12px; opacity: .9; margin-bottom: 4px; }\n" +
+    ".ll .mark {font-size: 10px; background: #fff; color: var(--ink); border-radius: 8px; padding: 0 5px; }\n" +
+    ".ll .owner {font-size: 12px; margin-top: 4px; min-height: 1.2em; }\n" +
+    ".ll .goal {display: inline-flex; flex-direction: column; gap: 2px; background: #fff; color: var(--ink); border-radius: 8px; padding: 6px 8px; min-width: 86px; box-shadow: 0 1px 3px rgba(0, 0, 0, .3); }\n" +
+    ".ll .goal .top {font-weight: 800; font-size: 16px; }\n" +
+    ".ll .goal .bottom {font-weight: 700; border-top: 1px solid #ddd; padding-top: 2px; }\n" +
+    ".ll .goal .id {font-size: 11px; color: var(--muted); }\n" +
+    ".ll .goal.back {min-height: 70px; background: repeating-linear-gradient(45deg, #2c3e73 0 4px, #3d5296 4px 8px); }\n" +
+    ".ll .goal.empty {min-height: 70px; background: transparent; border: 2px dashed rgba(255, 255, 255, .4); box-shadow: none; }\n" +
+    ".ll .goal.down.open {background: transparent; padding: 0; box-shadow: none; opacity: .55; }\n" +
+    ".ll .hands {display: flex; flex-wrap: wrap; align-items: center; gap: 8px; margin-top: 10px; }\n" +
+    ".ll .arrow {color: var(--muted); font-size: 20px; }\n" +
+    ".ll .hand-box {background: #fff; border: 2px solid #ddd6c8; border-radius: 10px; padding: 6px 8px; min-width: 220px; }\n" +
+    ".ll .hand-box.dummy {background: #efece4; border-style: dashed; }\n" +
+    ".ll .hand-box.viewer {background: #fffbea; border-color: var(--accent); }\n" +
+    ".ll .hhead {display: flex; gap: 8px; align-items: center; margin-bottom: 4px; flex-wrap: wrap; }\n" +
+    ".ll .who {font-weight: 600; }\n" +
+    ".ll .score {color: var(--muted); font-size: 12px; }\n" +
+    ".ll .chosen {font-size: 12px; color: var(--muted); }\n" +
+    ".ll .cards {display: flex; flex-wrap: wrap; gap: 3px; min-height: 44px; }\n" +
+    ".ll .moves {font-size: 12px; margin-top: 4px; display: flex; flex-direction: column; }\n" +
+    ".ll .moves .got {color: #2f7a3a; }\n" +
+    ".ll .moves .gave {color: #9a5a12; }\n" +
+    ".ll .badge {font-size: 11px; padding: 1px 6px; border-radius: 9px; background: #e6e1d6; }\n" +
+    ".ll .badge.fault {background: var(--fault); color: #fff; }\n" +
+    ".ll .badge.win {background: var(--accent); }\n" +
+    ".ll .card {display: inline-flex; flex-direction: column; align-items: center; justify-content: center; width: 30px; height: 42px; border-radius: 6px; background: #fff; border: 2px solid #6b6b6b; font-weight: 800; font-size: 16px; line-height: 1; flex: none; }\n" +
+    ".ll .card i {font-style: normal; font-size: 9px; font-weight: 500; color: var(--muted); }\n" +
+    ".ll .card.back {background: repeating-linear-gradient(45deg, #2c3e73 0 4px, #3d5296 4px 8px); border-color: #fff; }\n" +
+    ".ll .card.mini {width: 22px; height: 30px; font-size: 12px; }\n" +
+    ".ll .card.lA {border-color: #d84343; }\n" +
+    ".ll .card.lB {border-color: #ef8a17; }\n" +
+    ".ll .card.lC {border-color: #d9b300; }\n" +
+    ".ll .card.lD {border-color: #3c9a4a; }\n" +
+    ".ll .card.lE {border-color: #2f76c9; }\n" +
+    ".ll .card.lF {border-color: #8a4cc2; }\n" +
+    ".ll .card.lG {border-color: #6b4a2b; }\n" +
+    ".ll .card.lH {border-color: #1d232a; }\n" +
+    ".ll .breakdown, .ll .results {border-collapse: collapse; width: 100%; font-size: 12px; font-variant-numeric: tabular-nums; margin-top: 10px; }\n" +
+    ".ll .breakdown caption {text-align: left; font-weight: 600; padding: 4px 0; }\n" +
+    ".ll .breakdown th, .ll .breakdown td, .ll .results th, .ll .results td {border-bottom: 1px solid #e4ded2; padding: 3px 6px; text-align: right; white-space: nowrap; }\n" +
+    ".ll .breakdown th:first-child, .ll .results th:first-child {text-align: left; }\n" +
+    ".ll .breakdown .goal {flex-direction: row; gap: 6px; padding: 1px 6px; min-width: 0; box-shadow: none; border: 1px solid #ddd; font-size: 12px; }\n" +
+    ".ll .breakdown .goal .top {font-size: 12px; }\n" +
+    ".ll .breakdown .goal .bottom {border: none; padding: 0; }\n";
 
-  function esc(text) {
-    return String(text).replace(/[&<>"']/g, function (c) {
-      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
-    });
-  }
   function holderName(h) {
     if (h < n) return names[h];
     return n === 2 ? "dummy " + (h - n + 1) : "dummy";
@@ -111,7 +154,6 @@
   var last = steps.length - 1;
 
   // ---- what a seat knows ------------------------------------------------------------------
-  var viewSeat = data.seat === null || data.seat === undefined ? null : data.seat;
   function knownDisplay(st, seat) {
     // from round 2 a player learns its goal's display, unless it was tied in totals
     if (st.round < 2 || !st.owners.length) return null;
@@ -119,7 +161,7 @@
     return same === 1 ? st.owners.indexOf(seat) + 1 : null;
   }
 
-  function describe(r) {
+  function describe(r, viewSeat) {
     var mine = viewSeat === null || r.seat === viewSeat;
     var who = r.seat !== undefined ? esc(holderName(r.seat)) : "";
     if (r.type === "round_start") {
@@ -148,50 +190,34 @@
         return esc(holderName(m.by)) + " → " + esc(holderName(m.to)) + " " + m.cards.join(" ");
       }).join(", ");
     }
-    if (r.type === "fault") return "FAULT (" + esc(r.kind) + ") " + who + ": " + esc(r.detail);
     if (r.type === "round_end") {
       return "round " + r.round + " ends · " + names.map(function (nm, s) {
         return esc(nm) + " +" + r.round_scores[s] + " = " + r.scores[s];
       }).join(" · ");
     }
-    if (r.type === "game_end") {
-      var win = r.winners.map(function (w) { return esc(names[w]); }).join(" and ") || "nobody";
-      return "game over after " + r.rounds + " rounds · " + win + (r.winners.length > 1 ? " share the win" : " wins");
-    }
-    return esc(r.type);
+    return null; // fault and game_end: the shell's
   }
 
-  // ---- elements ------------------------------------------------------------------------
-  function $(id) { return document.getElementById(id); }
+  // ---- the table ----------------------------------------------------------------------
+  var style = document.createElement("style");
+  style.textContent = CSS;
+  document.head.appendChild(style);
+  $("table").innerHTML = '<div class="ll">' +
+    '<div class="centre">' +
+    '<div id="round" data-testid="round" class="round"></div>' +
+    '<div id="event" data-testid="event" class="event"></div>' +
+    '<div id="displays" data-testid="displays" class="displays"></div></div>' +
+    "<h2>Hands, in passing order (each passes to the next)</h2>" +
+    '<div id="hands" data-testid="hands" class="hands"></div>' +
+    '<table id="breakdown" data-testid="breakdown" class="breakdown"></table>' +
+    "<h2>Rounds</h2>" +
+    '<table id="results" data-testid="results" class="results"></table></div>';
   var el = {
-    step: $("step"), scrub: $("scrub"), round: $("round"), event: $("event"), log: $("log"),
-    displays: $("displays"), hands: $("hands"), breakdown: $("breakdown"), results: $("results"),
-    play: $("play"), speed: $("speed"), roundSelect: $("round-select"), view: $("view")
+    round: $("round"), event: $("event"), displays: $("displays"), hands: $("hands"),
+    breakdown: $("breakdown"), results: $("results")
   };
-  el.scrub.max = String(Math.max(last, 1));
-  var viewOpts = ['<option value="all">all hands open</option>'];
-  for (var s = 0; s < n; s++) {
-    viewOpts.push('<option value="' + s + '">as seat ' + s + " (" + esc(names[s]) + ") saw it</option>");
-  }
-  el.view.innerHTML = viewOpts.join("");
-  el.view.value = viewSeat === null ? "all" : String(viewSeat);
-  el.roundSelect.innerHTML = roundStarts.map(function (x) {
-    return '<option value="' + x.step + '">' + x.round + "</option>";
-  }).join("");
 
-  function buildLog() {
-    var parts = [];
-    for (var i = 1; i <= last; i++) {
-      var r = recs[i];
-      var cls = "entry " + r.type.replace("_", "-") + (r.forced ? " forced" : "");
-      var title = r.type === "fault" && r.stderr ? ' title="' + esc(r.stderr) + '"' : "";
-      parts.push('<li class="' + cls + '" data-step="' + i + '"' + title + '><span class="no">' + i +
-        "</span> " + describe(r) + "</li>");
-    }
-    el.log.innerHTML = parts.join("");
-  }
-
-  function displaysHtml(st) {
+  function displaysHtml(st, viewSeat) {
     var mineAt = viewSeat === null ? null : knownDisplay(st, viewSeat);
     var out = [];
     for (var d = 1; d <= 4; d++) {
@@ -216,7 +242,7 @@
     return out.join("");
   }
 
-  function handsHtml(st) {
+  function handsHtml(st, viewSeat) {
     if (!st.ring.length) return "";
     return st.ring.map(function (h) {
       var open = viewSeat === null || h === viewSeat;
@@ -245,7 +271,7 @@
     }).join('<span class="arrow" aria-hidden="true">→</span>');
   }
 
-  function breakdownHtml(st) {
+  function breakdownHtml(st, viewSeat) {
     var end = st.end;
     if (!end) return "";
     var seats = viewSeat === null ? names.map(function (_, i) { return i; }) : [viewSeat];
@@ -278,87 +304,17 @@
   }
 
   // ---- showing a step ---------------------------------------------------------------------
-  var current = 0;
-  function show(k) {
-    k = Math.max(0, Math.min(last, k | 0));
-    current = k;
-    var st = steps[k];
-    el.displays.innerHTML = displaysHtml(st);
-    el.hands.innerHTML = handsHtml(st);
-    el.breakdown.innerHTML = breakdownHtml(st);
+  function show(k, viewSeat, event) {
+    var st = steps[Math.max(0, Math.min(last, k | 0))];
+    el.displays.innerHTML = displaysHtml(st, viewSeat);
+    el.hands.innerHTML = handsHtml(st, viewSeat);
+    el.breakdown.innerHTML = breakdownHtml(st, viewSeat);
     el.results.innerHTML = resultsHtml(st);
     el.round.textContent = st.round ? "round " + st.round : "before the deal";
     el.round.setAttribute("data-round", String(st.round));
-    el.event.innerHTML = k ? describe(st.rec) : "game " + (header.match || 1) + " · " + n + " players";
-    el.step.textContent = "step " + k + " / " + last;
-    el.step.setAttribute("data-step", String(k));
-    el.scrub.value = String(k);
-    var items = el.log.children;
-    for (var i = 0; i < items.length; i++) items[i].classList.toggle("current", i + 1 === k);
-    if (k > 0 && items[k - 1] && items[k - 1].scrollIntoView) items[k - 1].scrollIntoView({ block: "nearest" });
-    var at = roundStarts.filter(function (x) { return x.step <= k; }).pop();
-    if (at) el.roundSelect.value = String(at.step);
+    el.event.innerHTML = event;
+    el.event.className = "event " + (st.rec.type === "fault" ? "fault" : "");
   }
 
-  var timer = null;
-  function stop() { if (timer) { clearInterval(timer); timer = null; } el.play.textContent = "▶ play"; el.play.setAttribute("data-playing", "false"); }
-  function play() {
-    if (current >= last) show(0);
-    el.play.textContent = "❚❚ pause"; el.play.setAttribute("data-playing", "true");
-    timer = setInterval(function () { if (current >= last) stop(); else show(current + 1); }, 1000 / Number(el.speed.value));
-  }
-  function roundJump(dir) {
-    var starts = roundStarts.map(function (x) { return x.step; });
-    var target = dir > 0 ? starts.filter(function (s) { return s > current; })[0]
-      : starts.filter(function (s) { return s < current; }).pop();
-    show(target === undefined ? (dir > 0 ? last : 0) : target);
-  }
-  $("first").onclick = function () { stop(); show(0); };
-  $("prev").onclick = function () { stop(); show(current - 1); };
-  $("next").onclick = function () { stop(); show(current + 1); };
-  $("last").onclick = function () { stop(); show(last); };
-  el.play.onclick = function () { if (timer) stop(); else play(); };
-  el.speed.onchange = function () { if (timer) { stop(); play(); } };
-  el.scrub.oninput = function () { stop(); show(Number(el.scrub.value)); };
-  el.roundSelect.onchange = function () { stop(); show(Number(el.roundSelect.value)); };
-  el.view.onchange = function () {
-    viewSeat = el.view.value === "all" ? null : Number(el.view.value);
-    buildLog(); show(current);
-  };
-  el.log.onclick = function (e) {
-    var li = e.target.closest ? e.target.closest("li[data-step]") : null;
-    if (li) { stop(); show(Number(li.getAttribute("data-step"))); }
-  };
-  el.results.onclick = function (e) {
-    var a = e.target.closest ? e.target.closest("a[data-goto]") : null;
-    if (a) { e.preventDefault(); stop(); show(Number(a.getAttribute("data-goto"))); }
-  };
-  document.addEventListener("keydown", function (e) {
-    if (e.target && (e.target.tagName === "SELECT" || e.target.tagName === "INPUT")) return;
-    if (e.key === "ArrowRight") { stop(); show(current + 1); }
-    else if (e.key === "ArrowLeft") { stop(); show(current - 1); }
-    else if (e.key === "Home") { stop(); show(0); }
-    else if (e.key === "End") { stop(); show(last); }
-    else if (e.key === "PageDown") { stop(); roundJump(1); }
-    else if (e.key === "PageUp") { stop(); roundJump(-1); }
-    else if (e.key === " ") { e.preventDefault(); if (timer) stop(); else play(); }
-    else return;
-  });
-
-  // #step=K&seat=S opens a given step as a given seat saw it (the report links faults this way)
-  function fromHash() {
-    var wanted = {};
-    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
-      var kv = part.split("="); if (kv.length === 2) wanted[kv[0]] = kv[1];
-    });
-    if (wanted.seat !== undefined && /^[0-9]+$/.test(wanted.seat) && Number(wanted.seat) < n) {
-      viewSeat = Number(wanted.seat); el.view.value = wanted.seat;
-    }
-    buildLog();
-    show(wanted.step !== undefined && /^[0-9]+$/.test(wanted.step) ? Number(wanted.step) : current);
-  }
-  window.addEventListener("hashchange", fromHash);
-  fromHash();
-  window.llamaLlamaViewer = { show: show, last: last, steps: steps };
-  document.body.setAttribute("data-ready", "true");
-})();
+  return { rounds: roundStarts, describe: describe, show: show, reset: function () {} };
+};

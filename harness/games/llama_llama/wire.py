@@ -7,13 +7,13 @@ unknown field can smuggle a hidden card.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from harness.games.base import Wire
 from harness.games.llama_llama.cards import CardSetModel
-from harness.replay.records import FaultRecord, GameEndRecord, PlayerInfo
+from harness.replay import records as base
 
 CardId = Annotated[int, Field(ge=1, le=32, description="A card's id in the card set")]
 Seat = Annotated[int, Field(ge=0, le=3)]
@@ -215,20 +215,9 @@ FromBot = Annotated[HelloReply | ActionReply, Field(discriminator="type")]
 # -- replay records ---------------------------------------------------------------------
 
 
-class Header(_Out):
-    type: Literal["header"]
-    format: Literal[1]
+class Header(base.Header):
     game: Literal["llama-llama"]
     options: Options = Field(description="Every rules option in force, the whole card set included")
-    seed: Annotated[int, Field(ge=0)]
-    players: list[PlayerInfo] = Field(description="By seat")
-    match: Annotated[int, Field(ge=1, description="Game number within its match")] = 1
-    match_games: Annotated[int | None, Field(ge=1, description="Games in the match (each hello's games)")] = (
-        None
-    )
-    bot_seeds: list[Annotated[int, Field(ge=0)]] | None = Field(
-        default=None, description="By seat: the seed each bot got in game_start"
-    )
 
 
 class RoundStartRecord(_Out):
@@ -238,14 +227,11 @@ class RoundStartRecord(_Out):
     hands: list[list[CardId]] = Field(description="The 4 hands dealt, by holder (seats, then dummies)")
 
 
-class ActionRecord(_Out):
-    type: Literal["action"]
+class ActionRecord(base.ActionRecord):
     seat: Seat
     action: Literal["goal", "pass"]
-    card: CardId | None = None
-    cards: list[CardId] | None = None
-    forced: bool = False
-    ms: float | None = Field(default=None, description="Wall-clock time the bot took")
+    card: CardId | None = Field(default=None, description="goal: the card chosen")
+    cards: list[CardId] | None = Field(default=None, description="pass: the cards passed, ascending")
 
 
 class GoalsRecord(_Out):
@@ -285,11 +271,7 @@ class RoundEndRecord(_Out):
 
 
 GameRecordType = RoundStartRecord | ActionRecord | GoalsRecord | RevealRecord | PassRecord | RoundEndRecord
-GameRecord = Annotated[GameRecordType, Field(discriminator="type")]
-GAME_RECORD: TypeAdapter[GameRecordType] = TypeAdapter(GameRecord)
-
-RecordType = Header | GameRecordType | FaultRecord | GameEndRecord
-Record = Annotated[RecordType, Field(discriminator="type")]
-RECORD: TypeAdapter[RecordType] = TypeAdapter(Record)
+Record = base.record_union(Header, RoundStartRecord, ActionRecord, GoalsRecord, RevealRecord, PassRecord, RoundEndRecord)
+RECORD: TypeAdapter[Any] = TypeAdapter(Record)
 
 WIRE = Wire(to_bot=ToBot, from_bot=FromBot, records=Record)
