@@ -23,11 +23,10 @@ from harness.limits import MAX_SECONDS
 )
 @click.option(
     "--game",
-    default=DEFAULT_GAME,
-    show_default=True,
+    default=None,
     callback=known_game,
     help=f"The game the bot is checked at: {', '.join(sorted(REGISTRY))} (its positions, and games "
-    "against the sample bots that play it).",
+    f"against the sample bots that play it) [default: the first of the bot's games, else {DEFAULT_GAME}].",
 )
 @click.option("--games", "-n", type=click.IntRange(min=1), default=3, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
@@ -62,7 +61,7 @@ from harness.limits import MAX_SECONDS
 def check_bot(
     bot_dir: Path,
     opponents: tuple[Path, ...],
-    game: str,
+    game: str | None,
     games: int,
     seed: int,
     move_time: float,
@@ -76,6 +75,8 @@ def check_bot(
     from harness.match import Clock
     from harness.sandbox import resolve_sandbox
 
+    if game is None:
+        game = _own_game(bot_dir)
     settings = Settings(
         clock=Clock(startup=startup_time, move=move_time),
         wrapper=resolve_sandbox(sandbox),
@@ -92,3 +93,14 @@ def check_bot(
         click.echo(check.line())
     click.echo(f"{total - failed}/{total} checks passed" + ("" if failed else f": {bot_dir} is ready"))
     sys.exit(1 if failed else 0)
+
+
+def _own_game(bot_dir: Path) -> str:
+    """The first game the bot's manifest names; the default game when it cannot be read (its check says why)."""
+    from harness.bots.manifest import load_bot
+    from harness.errors import HarnessError
+
+    try:
+        return load_bot(bot_dir).games[0]
+    except (HarnessError, IndexError):
+        return DEFAULT_GAME
