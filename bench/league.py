@@ -65,9 +65,9 @@ def synthetic_store(folder: Path, games: int) -> float:
                 "INSERT INTO results VALUES (?, 5, 60, 0, '-')", ((g,) for g, _ in seatings)
             )
             store.db.executemany(
-                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, 0, ?)",
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, 0)",
                 (
-                    (g, seat, names[int(bots[i, seat])], 10 * p[seat], p[seat], 5 * p[seat])
+                    (g, seat, names[int(bots[i, seat])], 10 * p[seat], p[seat])
                     for i, ((g, _), p) in enumerate(zip(seatings, places, strict=True))
                     for seat in range(4)
                 ),
