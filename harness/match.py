@@ -8,11 +8,11 @@ the ``match`` command; the league reuses :class:`Table` for its own schedule.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 from harness.bots.manifest import BotSpec, check_command, resolve_program
 from harness.bots.process import BotProcess, become_subreaper, launch_environment, wait_build
 from harness.cgroups import release
-from harness.errors import BotFault, HarnessError
+from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import Game, get_game
 from harness.limits import MIB, merge_limits
 from harness.protocol.build import hello_message
@@ -29,7 +29,8 @@ from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
-from harness.seeds import bot_seed, deal_seed, new_secret, seed_secret
+from harness.seeds import bot_seed
+from harness.timing import Timing
 
 # The bots' private temp folders alive in this process: a worker that must exit at
 # once (its league was killed) removes them on the way out.
@@ -89,11 +90,13 @@ class BotPlayer:
         self.proc: BotProcess | None = None
         self.session: BotSession | None = None
         self.starts = 0
+        self.timing = Timing()
 
     def _start(self, seat: int, players: int) -> BotSession:
         clock = self.settings.clock
         wrapper = self.settings.wrapper(self.spec, self._tmp) if self.settings.wrapper else []
         self.starts += 1
+        started = time.monotonic()
         self.proc = BotProcess(self.spec, self.log_path, self._tmp, wrapper=wrapper)
         session = BotSession(self.proc, startup=clock.startup, move=clock.move)
         game = get_game(self.settings.game)
@@ -104,6 +107,7 @@ class BotPlayer:
         except BotFault as fault:  # a bot that dies at start-up: say what it was allowed
             fault.detail = f"{fault.detail} ({self.proc.limits_note()})"
             raise
+        self.timing.startup(time.monotonic() - started)  # process start + hello handshake
         self.version = reply.version
         self.session = session
         return session
@@ -122,7 +126,13 @@ class BotPlayer:
 
     def receive(self) -> tuple[dict[str, Any], float]:
         assert self.session is not None  # begin() succeeded, else the seat is forced
-        return self.session.receive()
+        try:
+            reply, elapsed = self.session.receive()
+        except BotFault as fault:
+            self.timing.timeouts += fault.kind == FaultKind.TIMEOUT
+            raise
+        self.timing.move(elapsed)  # the time the replay records as ``ms``
+        return reply, elapsed
 
     def faulted(self) -> str:
         """Stop the process after a fault (it restarts at the next game); return its stderr tail."""
@@ -259,29 +269,6 @@ class MatchResult:
     replays: list[str] = field(default_factory=list)
     games: int = 0
 
-    def add(self, game_no: int, result: GameResult, replay: Path, logs: Path) -> None:
-        self.games += 1
-        self.replays.append(str(replay))
-        for seat, name in enumerate(result.players):
-            tally = self.tallies[name]
-            tally.games += 1
-            tally.score_sum += result.scores[seat]
-            if seat in result.winners:
-                tally.wins += 1 / len(result.winners)
-        for fault in result.faults:
-            self.tallies[fault.bot].faults += 1
-            self.faults.append(
-                {
-                    "game": game_no,
-                    "bot": fault.bot,
-                    "seat": fault.seat,
-                    "kind": fault.kind,
-                    "detail": fault.detail,
-                    "log": str(logs / f"{fault.bot}.stderr.log"),
-                    "replay": str(replay),
-                }
-            )
-
 
 def seating_for(bots: Sequence[str], game_index: int) -> list[str]:
     """Rotate seats: over len(bots) games each bot sits in each seat once."""
@@ -297,6 +284,8 @@ class MatchConfig:
     out: Path
     settings: TableSettings
     compress: bool = False
+    jobs: int = 1
+    force: bool = False  # discard another match's results in ``out``
 
 
 SECRET_FILE = "secret"
@@ -310,35 +299,11 @@ def keep_secret(path: Path, secret: str) -> None:
 
 
 def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] | None = None) -> MatchResult:
-    """Play ``config.games`` games, seats rotating; write replays and ``summary.json``."""
-    import json
+    """Play ``config.games`` games, seats rotating, on the league machinery (resumable, ``jobs`` workers).
 
-    names = [bot.name for bot in config.bots]
-    for bot in config.bots:
-        build_bot(bot, config.settings.logs, wrapper=config.settings.wrapper)
-    secret = new_secret() if config.seed is None else seed_secret(config.seed)
-    config.out.mkdir(parents=True, exist_ok=True)
-    keep_secret(config.out / SECRET_FILE, secret)  # before any game: an interrupted match can be redealt
-    settings = dataclasses.replace(config.settings, secret=secret)
-    result = MatchResult(tallies={name: BotTally() for name in names})
-    suffix = ".jsonl.gz" if config.compress else ".jsonl"
-    with Table(config.bots, settings, config.games) as table:
-        for index in range(config.games):
-            game_no = index + 1
-            replay = config.out / "replays" / f"game-{game_no:05d}{suffix}"
-            outcome = table.play(game_no, seating_for(names, index), deal_seed(secret, game_no), replay)
-            result.add(game_no, outcome, replay, config.settings.logs)
-            if progress is not None:
-                progress(game_no, outcome)
-    summary = {
-        "game": config.settings.game,
-        "options": config.settings.options.to_dict(),
-        "seed": config.seed,
-        "secret": secret,  # --seed with it deals every game again
-        "games": result.games,
-        "bots": {name: result.tallies[name].to_dict() for name in names},
-        "faults": result.faults,
-        "replays": result.replays,
-    }
-    (config.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return result
+    Writes the results database, replays and ``summary.json`` into ``config.out``;
+    ``progress`` gets each game's number and result. See :mod:`harness.league.matches`.
+    """
+    from harness.league.matches import run_match as play
+
+    return play(config, progress)

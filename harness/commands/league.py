@@ -133,11 +133,9 @@ def league(
     BOTS is a folder of bot folders (each with a bot.toml) or a league file (.toml).
     Run the same command again to resume an interrupted league.
     """
+    from harness.commands.running import run_with_progress
     from harness.league.config import Overrides, resolve
-    from harness.league.progress import Progress
-    from harness.league.runner import JobOutcome, run_league
     from harness.league.standings import render
-    from harness.league.store import Store
 
     config = resolve(
         bots,
@@ -159,35 +157,15 @@ def league(
         from harness.seeds import seed_warning
 
         click.echo(seed_warning(config.seed), err=True)
-    progress: Progress | None = None
-
-    def started(store: Store) -> None:
-        nonlocal progress
-        done, total = store.counts()
-        progress = Progress(sys.stderr, total, done)
-        for game in store.games():
-            progress.tally.add_stored(game)
-        where = f"the Dask cluster at {cluster}" if cluster else f"{config.jobs} local worker(s)"
-        resumed = f", {done} already played" if done else ""
-        click.echo(f"league: {len(config.bots)} bots, {total} games{resumed}, on {where}", err=True)
-
-    def listener(outcome: JobOutcome) -> None:
-        if progress is not None:
-            progress.update(outcome.games)
-
     began = time.monotonic()
     if until_decided and config.gauntlet:
         raise HarnessError("--until-decided and --gauntlet do not combine yet; run the gauntlet with --games")
     if until_decided:
         _until_decided(config, out, cluster, force, confidence)
         return
-    try:
-        run = run_league(config, out, cluster=cluster, force=force, listener=listener, started=started)
-    except KeyboardInterrupt:
-        raise HarnessError(f"interrupted; run the same command to resume the league in {out}") from None
-    finally:
-        if progress is not None:
-            progress.finish()
+    run = run_with_progress(
+        config, out, cluster=cluster, force=force, standings=lambda folder: click.echo(render(folder, "table"), nl=False)
+    )
     elapsed = time.monotonic() - began
     click.echo(f"{run.played} games played in {elapsed:.1f} s ({run.total} in the league)", err=True)
     click.echo(render(run.folder, "table"), nl=False)

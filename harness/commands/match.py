@@ -1,8 +1,8 @@
-"""``llama-harness match``: a match between bots, as many as the game seats."""
+"""``llama-harness match``: a match between bots (as many as the game seats), on the league machinery."""
 
 from __future__ import annotations
 
-import sys
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,7 @@ SEED = _Seed()
     type=click.Path(path_type=Path),
     default=Path("match-out"),
     show_default=True,
-    help="Folder for replays, logs and summary.json.",
+    help="Match folder: results database, replays, logs, summary.json.",
 )
 @click.option("--gzip", "compress", is_flag=True, help="Write replays as .jsonl.gz.")
 @click.option(
@@ -65,6 +65,7 @@ SEED = _Seed()
     show_default=True,
     help="Confine bots with bubblewrap (auto: when installed). See docs/sandbox.md.",
 )
+@click.option("--force", is_flag=True, help="If --out holds another match, discard it and start over.")
 @sprt_options
 @rules_options
 @friendly
@@ -74,7 +75,8 @@ def match(
     seed: int | str | None,
     out: Path,
     compress: bool,
-    sandbox: str,
+    sandbox: Any,
+    force: bool,
     move_time: float | None,
     startup_time: float | None,
     sprt: str | None,
@@ -83,8 +85,10 @@ def match(
     jobs: int | None,
     **rules: Any,
 ) -> None:
-    """Play GAMES games between BOT folders (as many as the game seats), seats rotating; print a result table.
+    """Play GAMES games between BOT folders (as many as the game seats), seats rotating; print the verdict.
 
+    A BOT folder given twice plays itself (the copies are named NAME, NAME#2, ...).
+    Run the same command again to resume an interrupted match.
     With --sprt ELO0,ELO1: play deal groups until a sequential test decides whether the
     first bot is stronger than the second by ELO1 (H1) or by ELO0 at most (H0).
     """
@@ -92,14 +96,12 @@ def match(
         sprt_match(bots, sprt, alpha, beta, games, seed, out, sandbox, jobs, move_time, startup_time, rules)
         return
     games = 10 if games is None else games
+    from harness.commands.running import run_with_progress
+    from harness.league.config import default_jobs, entrants
+    from harness.league.matches import match_config
     from harness.limits import merge_limits
-    from harness.match import Clock, MatchConfig, TableSettings, run_match
-    from harness.replay.reproduce import replay_command
-    from harness.sandbox import hiding, resolve_sandbox
 
     game = get_game(rules.pop("game", None) or DEFAULT_GAME)
-    from harness.league.config import entrants
-
     specs = tuple(entrants([load_bot(folder) for folder in bots]))
     for spec in specs:
         if game.name not in spec.games:
@@ -108,49 +110,74 @@ def match(
             )
     if not game.min_players <= len(specs) <= game.max_players:
         raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
-    options = game.parse_options(collect_rules(rules))
-    clock = Clock(startup=startup_time or 10.0, move=move_time or 1.0)
-    wrapper = hiding(resolve_sandbox(sandbox), out, *(spec.folder for spec in specs))
+    chosen = collect_rules(rules)
+    game.parse_options(chosen)
     for spec in specs:  # a bad [limits] table is bad input: say so before any game
         merge_limits({}, spec.limits, spec.name)
-    out.mkdir(parents=True, exist_ok=True)
-    settings = TableSettings(
+    config = match_config(
+        specs,
+        games,
+        seed,
+        chosen,
+        move_time=move_time or 1.0,
+        startup_time=startup_time or 10.0,
+        jobs=jobs or default_jobs(),
+        sandbox=sandbox,
+        compress=compress,
         game=game.name,
-        options=options,
-        clock=clock,
-        logs=out / "logs",
-        wrapper=wrapper,
     )
     if seed is not None:
         click.echo(seed_warning(seed), err=True)
-    config = MatchConfig(specs, games, seed, out, settings, compress)
-    started = time.monotonic()
+    folders = {spec.name: spec.folder for spec in specs}
+    began = time.monotonic()
+    run = run_with_progress(
+        config, out, force=force, standings=lambda folder: show_match(folder, time.monotonic() - began, folders)
+    )
+    show_match(run.folder, time.monotonic() - began, folders)
 
-    def progress(game_no: int, _: object) -> None:
-        if sys.stderr.isatty():
-            click.echo(f"\rgame {game_no}/{games}", err=True, nl=game_no == games)
 
-    result = run_match(config, progress)
-    elapsed = time.monotonic() - started
-    click.echo(f"{result.games} games in {elapsed:.1f} s · replays in {out / 'replays'}")
-    width = max(len(spec.name) for spec in specs)
+def show_match(folder: Path, elapsed: float, folders: dict[str, Path]) -> None:
+    """Write summary.json; print the result table, the verdict, the timing and the faults."""
+    from harness.league.matches import verdict_text, write_summary
+    from harness.league.standings import render
+    from harness.replay.reproduce import replay_command
+
+    path = write_summary(folder)
+    summary = json.loads(path.read_text())
+    click.echo(f"{summary['games']} games in {elapsed:.1f} s · replays in {folder / 'replays'}")
+    names = list(summary["bots"])
+    width = max(len(name) for name in names)
     click.echo(
         f"{'bot':<{width}}  {'games':>5}  {'wins':>7}  {'win %':>6}  {'mean score':>10}  {'faults':>6}"
     )
-    ranked = sorted(result.tallies.items(), key=lambda kv: (-kv[1].wins, kv[1].score_sum))
-    for name, tally in ranked:
-        share = 100.0 * tally.wins / tally.games if tally.games else 0.0
-        mean = tally.score_sum / tally.games if tally.games else 0.0
+    ranked = sorted(summary["bots"].items(), key=lambda kv: (-kv[1]["wins"], kv[1]["mean_score"]))
+    for name, row in ranked:
         click.echo(
-            f"{name:<{width}}  {tally.games:>5}  {tally.wins:>7.2f}  {share:>5.1f}%  {mean:>10.2f}  {tally.faults:>6}"
+            f"{name:<{width}}  {row['games']:>5}  {row['wins']:>7.2f}  {100 * row['win_share']:>5.1f}%  "
+            f"{row['mean_score']:>10.2f}  {row['faults']:>6}"
         )
-    folders = {spec.name: spec.folder for spec in specs}
-    for fault in result.faults[:20]:
-        command = replay_command(fault["replay"], fault["seat"], folders[fault["bot"]])
+    click.echo("")
+    if summary["verdict"] is not None:
+        click.echo(verdict_text(summary["verdict"]), nl=False)
+    else:
+        click.echo(render(folder, "table"), nl=False)
+    if summary["timing"]:
+        from harness.timing import text_cells
+
+        cells = {name: text_cells(timing) for name, timing in summary["timing"].items()}
+        columns = list(next(iter(cells.values())))
+        click.echo("")
+        click.echo(f"{'bot':<{width}}  " + "  ".join(f"{c:>{max(len(c), 9)}}" for c in columns))
+        for name, row in cells.items():
+            click.echo(f"{name:<{width}}  " + "  ".join(f"{row[c]:>{max(len(c), 9)}}" for c in columns))
+    faults = summary["faults"]
+    for fault in faults[:20]:
+        command = replay_command(fault["replay"], fault["seat"], folders[fault["bot"]]) if fault["bot"] in folders else None
         click.echo(
             f"fault: game {fault['game']}: {fault['bot']} (seat {fault['seat']}) "
             f"{fault['kind']}: {fault['detail']} · log {fault['log']}"
             + (f" · replay that turn: {command}" if command else "")
         )
-    if len(result.faults) > 20:
-        click.echo(f"... {len(result.faults) - 20} more faults in {out / 'summary.json'}")
+    if len(faults) > 20:
+        click.echo(f"... {len(faults) - 20} more faults in {path}")
+    click.echo(f"match folder: {folder} · ratings again: llama-harness ratings {folder}")

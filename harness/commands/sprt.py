@@ -32,7 +32,7 @@ def sprt_options(func: F) -> F:
         click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: false H1 rate."),
         click.option("--beta", type=float, default=0.05, show_default=True, help="--sprt: false H0 rate."),
         click.option(
-            "--jobs", "-j", type=click.IntRange(min=1), default=None, help="--sprt: games at once [default: cores]."
+            "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games played at once [default: the number of cores]."
         ),
     ]
     for decorator in reversed(decorators):

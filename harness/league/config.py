@@ -29,6 +29,7 @@ DEFAULT_GAMES = 1000
 DEFAULT_MOVE_TIME = 1.0
 DEFAULT_STARTUP_TIME = 10.0
 SandboxMode = Literal["auto", "bwrap", "none"]
+Kind = Literal["league", "match"]
 
 
 class LeagueFile(BaseModel):
@@ -76,7 +77,7 @@ class LeagueConfig:
     bots: tuple[BotSpec, ...]
     table_size: int
     games: int
-    seed: int | None  # None: the deals come from a secret drawn for this league
+    seed: int | str | None  # None: the deals come from a secret drawn for this league (str: a match's kept secret)
     duplicate: bool
     rules: dict[str, object]
     move_time: float
@@ -86,6 +87,8 @@ class LeagueConfig:
     limits: dict[str, int]
     game: str = DEFAULT_GAME
     gauntlet: tuple[str, ...] = ()  # the new bots of a gauntlet (the rest are the field)
+    kind: Kind = "league"  # a match: one table of every bot in the order given, seats rotating
+    compress: bool = False  # replays as .jsonl.gz
 
     @property
     def names(self) -> list[str]:
@@ -102,6 +105,7 @@ class LeagueConfig:
         ``jobs`` and ``sandbox`` are left out: they change how fast, not what, is played.
         """
         return {
+            "kind": self.kind,
             "game": self.game,
             "bots": self.names,
             "table_size": self.table_size,
@@ -121,6 +125,7 @@ class LeagueConfig:
             **self.identity(),
             "jobs": self.jobs,
             "sandbox": self.sandbox,
+            "compress": self.compress,
             "folders": {bot.name: str(bot.folder) for bot in self.bots},
         }
 

@@ -10,9 +10,7 @@ most the unfinished jobs, which the same command replays.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
-import json
 import multiprocessing
 import os
 import resource
@@ -21,11 +19,12 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from types import EllipsisType
 from typing import Any
 
 from harness.bots.manifest import BotSpec
@@ -33,12 +32,16 @@ from harness.bots.process import become_subreaper, children_of, kill_tree, pid_a
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.league.config import LeagueConfig
-from harness.league.schedule import Job, iter_gauntlet, iter_schedule
+from harness.league.interrupts import interruptible, stop_workers, worker_signals
+from harness.league.revisions import Revision, fixed_change, plan
+from harness.league.schedule import Job, iter_gauntlet, iter_schedule, match_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
+from harness.referee import GameResult
 from harness.replay.io import sync_filesystem
 from harness.sandbox import hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
+from harness.timing import Timing
 
 REPLAYS = "replays"
 LOGS = "logs"
@@ -59,6 +62,9 @@ class JobTask:
     temp_root: str | None = None  # the run's parent of the bots' temp folders (None: TMPDIR)
     secret: str = ""  # the league's: the bots' own seeds are hashed from it
     game: str = DEFAULT_GAME
+    kind: str = "league"  # a match names its replays game-00001.jsonl, in one folder
+    compress: bool = False
+    keep_results: bool = False  # also return the referee's GameResults (the library's run_match)
 
 
 @dataclass(frozen=True)
@@ -66,11 +72,16 @@ class JobOutcome:
     job_id: int
     games: tuple[GameRow, ...]
     worker_rss_kib: int = 0  # the worker's peak resident memory so far (bench/league.py)
+    timing: tuple[tuple[str, Timing], ...] = ()  # each bot's move and start-up times in this job
+    results: tuple[GameResult, ...] = ()  # with JobTask.keep_results, by game
 
 
-def replay_path(game_id: int) -> str:
-    """Where a game's replay goes, relative to the league folder (1000 games per folder)."""
-    return f"{REPLAYS}/{(game_id - 1) // 1000:03d}/game-{game_id:06d}.jsonl"
+def replay_path(game_id: int, kind: str = "league", compress: bool = False) -> str:
+    """Where a game's replay goes, relative to the league folder (a league: 1000 games per folder)."""
+    suffix = ".jsonl.gz" if compress else ".jsonl"
+    if kind == "match":
+        return f"{REPLAYS}/game-{game_id:05d}{suffix}"
+    return f"{REPLAYS}/{(game_id - 1) // 1000:03d}/game-{game_id:06d}{suffix}"
 
 
 def _by_seat(statistics: dict[str, list[float]], players: int) -> tuple[dict[str, float], ...]:
@@ -99,10 +110,13 @@ def run_job(task: JobTask) -> JobOutcome:
         secret=task.secret,
     )
     rows: list[GameRow] = []
+    kept: list[GameResult] = []
     with Table(task.bots, settings, len(task.job.games)) as table:
         for scheduled in task.job.games:
-            relative = replay_path(scheduled.game_id)
+            relative = replay_path(scheduled.game_id, task.kind, task.compress)
             result = table.play(scheduled.game_id, scheduled.seating, scheduled.seed, league / relative)
+            if task.keep_results:
+                kept.append(result)
             rows.append(
                 GameRow(
                     game_id=scheduled.game_id,
@@ -118,10 +132,12 @@ def run_job(task: JobTask) -> JobOutcome:
                     faults=tuple(FaultRow(f.seat, f.bot, f.kind, f.detail) for f in result.faults),
                 )
             )
+        timing = tuple((name, player.timing) for name, player in table.players.items())
     # the replays reach the disk before the league records the job as done (one sync a
     # job, not an fsync a game: that cost more than the rest of the referee's work)
     sync_filesystem(league)
-    return JobOutcome(task.job.job_id, tuple(rows), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return JobOutcome(task.job.job_id, tuple(rows), rss, timing, tuple(kept))
 
 
 # -- executors -------------------------------------------------------------------------
@@ -136,7 +152,16 @@ def _init_worker(cores: Any, league_pid: int, temp_root: str | None = None) -> N
     if cores is not None:  # one entry per worker: get() does not block
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {cores.get()})
+    worker_signals(_kill_bots)
     threading.Thread(target=_watch, args=(league_pid, temp_root), name="league-watch", daemon=True).start()
+
+
+def _kill_bots() -> None:
+    """Kill this worker's bots and remove their private temp folders."""
+    for pid in children_of(os.getpid()):
+        kill_tree(pid)  # bots are session leaders: their group and descendants too
+    for tmp in list(TEMP_FOLDERS):
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _watch(league_pid: int, temp_root: str | None) -> None:
@@ -153,10 +178,7 @@ def _watch(league_pid: int, temp_root: str | None) -> None:
         while pid_alive(league_pid):
             time.sleep(0.5)
     with contextlib.suppress(Exception):
-        for pid in children_of(os.getpid()):
-            kill_tree(pid)  # bots are session leaders: their group and descendants too
-        for tmp in list(TEMP_FOLDERS):
-            shutil.rmtree(tmp, ignore_errors=True)
+        _kill_bots()
         if temp_root is not None:  # the league died: nobody else removes the run's folder
             shutil.rmtree(temp_root, ignore_errors=True)
     os._exit(1)
@@ -195,6 +217,9 @@ def open_executor(
         executor = local_executor(jobs, temp_root)
         try:
             yield executor, jobs
+        except BaseException:  # interrupted, or a job failed: stop the running jobs now
+            stop_workers(executor)
+            raise
         finally:
             executor.shutdown(wait=True, cancel_futures=True)
         return
@@ -250,36 +275,33 @@ def prepare(
     # Digests after the build: a rebuild that is up to date changes nothing.
     by_folder = {path: bot.digest() for path, bot in folders.items()}
     digests = {bot.name: by_folder[bot.folder] for bot in config.bots}
+    identity = config.identity()
     store = _open_store(folder, force)
     try:
         fresh = store.is_new()
-        # the deals come from the league's secret: drawn once, kept in the store, reused on resume
-        secret = (None if fresh else store.meta("secret")) or _secret_for(config)
-
-        def jobs() -> Iterator[Job]:  # made lazily, as often as needed: memory stays flat
-            return _schedule(config, secret)
-
-        identity = {**config.identity(), "schedule": schedule_digest(jobs())}
+        rows = [(b.name, str(b.folder), digests[b.name], b.version) for b in config.bots]
         if not fresh:
-            problem = _changed(store, identity, digests)
+            problem, revision = _compare(store, identity, digests)
             if problem and not force:
                 raise HarnessError(
-                    f"{folder}: {problem} since this league started; run it with another --out, "
+                    f"{folder}: {problem}; run it with another --out, "
                     f"or add --force to discard its results and start over"
                 )
             if problem:
                 shutil.rmtree(folder / REPLAYS, ignore_errors=True)
                 fresh = True
-                secret = _secret_for(config)
-                identity = {**config.identity(), "schedule": schedule_digest(jobs())}
+            elif revision is not None:
+                store.extend(identity, config.to_dict(), rows, revision.cancel, revision.jobs, revision.describe())
         if fresh:
-            rows = [(b.name, str(b.folder), digests[b.name], b.version) for b in config.bots]
-            store.create(identity, config.to_dict(), rows, jobs(), secret=secret)
-        done = store.done_jobs()
+            _no_strangers(folder, force)
+            # the deals come from the league's secret: drawn once, kept in the store, reused on resume
+            secret = _secret_for(config)
+            store.create(identity, config.to_dict(), rows, _schedule(config, secret), secret=secret)
     except BaseException:
         store.close()
         raise
-    return store, (job for job in jobs() if job.job_id not in done)
+    # the stored schedule is the league's: a resume plays it as stored, read in chunks
+    return store, store.iter_pending()
 
 
 def _secret_for(config: LeagueConfig) -> str:
@@ -288,10 +310,27 @@ def _secret_for(config: LeagueConfig) -> str:
 
 
 def _schedule(config: LeagueConfig, secret: str) -> Iterator[Job]:
-    seed = 0 if config.seed is None else config.seed  # orders the tables; the deals come from the secret
+    if config.kind == "match":
+        return iter(match_schedule(config.names, config.games, secret))
+    seed = config.seed if isinstance(config.seed, int) else 0  # orders the tables; the deals come from the secret
     if config.gauntlet:
         return iter_gauntlet(config.gauntlet, config.field_names, config.table_size, config.games, seed, secret)
     return iter_schedule(config.names, config.table_size, config.games, seed, config.duplicate, secret)
+
+
+def _no_strangers(folder: Path, force: bool) -> None:
+    """Refuse to start in a folder holding replays or a summary that no results database describes.
+
+    (A match folder of an older harness, or files put there by hand.) ``force`` discards them.
+    """
+    strangers = [p for p in (folder / REPLAYS, folder / "summary.json") if p.exists()]
+    if strangers and not force:
+        raise HarnessError(
+            f"{folder}: holds {' and '.join(p.name for p in strangers)} of another match or league "
+            "but no results database; run it with another --out, or add --force to discard them"
+        )
+    shutil.rmtree(folder / REPLAYS, ignore_errors=True)
+    (folder / "summary.json").unlink(missing_ok=True)
 
 
 def _open_store(folder: Path, force: bool) -> Store:
@@ -316,27 +355,34 @@ def _open_store(folder: Path, force: bool) -> Store:
     return Store(path)
 
 
-def schedule_digest(jobs: Iterable[Job]) -> str:
-    """A hash of the whole schedule (streamed): a resume must replay exactly the stored one."""
-    digest = hashlib.sha256()
-    for job in jobs:
-        text = json.dumps([job.job_id, job.bots, [[g.game_id, g.seed, g.seating] for g in job.games]])
-        digest.update(text.encode() + b"\n")
-    return digest.hexdigest()
-
-
-def _changed(store: Store, new: dict[str, Any], digests: dict[str, str]) -> str | None:
-    """Say what differs between the stored league and this one, or None."""
+def _compare(store: Store, new: dict[str, Any], digests: dict[str, str]) -> tuple[str | None, Revision | None]:
+    """(why the stored league cannot become this one, or None; the revision that does it, if any)."""
     old = store.meta("identity") or {}
-    for key in new:
-        if old.get(key) != new[key]:
-            if key == "schedule":  # same config, another harness version's schedule
-                return "the schedule this harness makes for it changed"
-            return f"the league config changed ({key}: {old.get(key)!r} -> {new[key]!r})"
+    if "match" in (old.get("kind"), new["kind"]):
+        return _another_match(old, new, store.bot_digests(), digests), None
+    problem = fixed_change(old, new)
+    if problem:
+        return f"{problem} since this league started", None
     stored = store.bot_digests()
     for name, digest in digests.items():
+        if name in stored and stored[name] != digest:
+            return f"bot {name!r} changed (its folder's files differ) since this league started", None
+    try:
+        return None, plan(store, new)
+    except ValueError as err:
+        return str(err), None
+
+
+def _another_match(old: dict[str, Any], new: dict[str, Any], stored: dict[str, str], digests: dict[str, str]) -> str | None:
+    """A match folder holds one match: say how the stored one differs from this one, or None."""
+    if old.get("kind", "league") != new["kind"]:
+        return f"holds a {old.get('kind', 'league')}, not a {new['kind']}"
+    for key in new:
+        if key != "schedule" and old.get(key) != new[key]:
+            return f"holds another match ({key}: {old.get(key)!r} -> {new[key]!r})"
+    for name, digest in digests.items():
         if stored.get(name) != digest:
-            return f"bot {name!r} changed (its folder's files differ)"
+            return f"holds a match of another version of bot {name!r} (its folder's files differ)"
     return None
 
 
@@ -348,19 +394,24 @@ def run_league(
     force: bool = False,
     listener: Listener | None = None,
     started: Callable[[Store], None] | None = None,
+    wrapper: Wrapper | EllipsisType | None = ...,
+    keep_results: bool = False,
 ) -> LeagueRun:
     """Play the league's unfinished jobs and commit each one as it finishes.
 
+    ``wrapper`` (None: none) replaces the sandbox that ``config.sandbox`` names (the
+    library's matches); ``keep_results`` sends the referee's results to ``listener`` too.
     Raises HarnessError for a changed league, an unavailable sandbox or cluster, or a
     worker that died (the same command resumes).
     """
     folder = folder.resolve()
-    # Resolved here once: a bad mode or limit fails before any game, and warns once.
-    wrapper = hiding(
-        resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
-    )
-    with locked(folder):
-        return _run(config, folder, wrapper, cluster, force, listener, started)
+    if isinstance(wrapper, EllipsisType):
+        # Resolved here once: a bad mode or limit fails before any game, and warns once.
+        wrapper = hiding(
+            resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
+        )
+    with interruptible(), locked(folder):
+        return _run(config, folder, wrapper, cluster, force, listener, started, keep_results)
 
 
 def _run(
@@ -371,6 +422,7 @@ def _run(
     force: bool,
     listener: Listener | None,
     started: Callable[[Store], None] | None,
+    keep_results: bool = False,
 ) -> LeagueRun:
     store, pending = prepare(config, folder, force, wrapper)
     with store:
@@ -396,6 +448,9 @@ def _run(
                 temp_root=temp_root,
                 secret=secret,
                 game=config.game,
+                kind=config.kind,
+                compress=config.compress,
+                keep_results=keep_results,
             )
             for job in pending
         )
@@ -406,10 +461,15 @@ def _run(
             try:
                 with open_executor(min(config.jobs, left), cluster, temp_root) as (executor, slots):
                     for outcome in _dispatch(executor, tasks, 2 * slots):
-                        if store.commit_job(outcome.job_id, outcome.games):
+                        if store.commit_job(outcome.job_id, outcome.games, outcome.timing):
                             played += len(outcome.games)
                             if listener is not None:
                                 listener(outcome)
+            except BaseException:
+                # the replays the stopped jobs were writing: a resume writes them again
+                for part in (folder / REPLAYS).rglob("*.part"):
+                    part.unlink(missing_ok=True)
+                raise
             finally:
                 _sweep_orphans()
                 if temp_root is not None:

@@ -251,3 +251,26 @@ def _batched(orders: Iterator[tuple[str, ...]], secret: str) -> Iterator[Job]:
         jobs = batch_jobs(job_id, table, batch)
         job_id += len(jobs)
         yield from jobs
+
+
+# A match is cut into about this many jobs: progress and resumes per job, yet few restarts.
+MATCH_JOBS = 20
+MATCH_JOB_MAX = 64
+
+
+def match_schedule(names: Sequence[str], games: int, secret: str) -> list[Job]:
+    """A match: one table of every bot, seats rotating (``seating_for``), a fresh deal per game.
+
+    Game g (1-based) is seated ``seating_for(names, g - 1)`` and dealt ``deal_seed(secret, g)``,
+    as a match always was; the games are cut into jobs of whole seat rotations.
+    """
+    k = len(names)
+    per_job = k * max(1, min(MATCH_JOB_MAX // k, math.ceil(games / (MATCH_JOBS * k))))
+    jobs: list[Job] = []
+    for first in range(0, games, per_job):
+        scheduled = tuple(
+            ScheduledGame(g, tuple(names[(seat + g - 1) % k] for seat in range(k)), deal_seed(secret, g), f"g{g}")
+            for g in range(first + 1, min(games, first + per_job) + 1)
+        )
+        jobs.append(Job(len(jobs), tuple(names), scheduled))
+    return jobs

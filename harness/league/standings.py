@@ -26,6 +26,7 @@ from harness.ratings.decide import summary_lines
 from harness.ratings.fit import history as fit_history
 from harness.ratings.render import fit_notes
 from harness.ratings.sequential import WINDOW
+from harness.timing import text_cells
 
 HISTORY_POINTS = 16
 Anchor = tuple[str, float]
@@ -69,6 +70,8 @@ class Standings:
     stats: Aggregate | None  # the fit's statistics (history checkpoints, cross table)
     anchor: Anchor | None
     decisions: dict[str, Any] | None = None  # a league run until decided: its sequential decisions
+    revisions: tuple[dict[str, Any], ...] = ()  # how the league grew
+    timing: dict[str, dict[str, Any]] = field(default_factory=dict)  # Timing.summary() by bot
 
 
 def figures_of(results: Results, sums: SeatSums, faults: dict[str, int]) -> dict[str, BotFigures]:
@@ -118,6 +121,8 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
         results, sums = store.results()
         faults = store.faults()
         counts = store.fault_counts()
+        revisions = tuple(store.revisions())
+        timing = {name: t.summary() for name, t in store.timing().items()}
     played = [name for name, n in zip(results.names, results.games_per_bot().tolist(), strict=True) if n]
     fit: EloFit | None = None
     stats: Aggregate | None = None
@@ -146,6 +151,8 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
         stats=stats,
         anchor=anchor,
         decisions=decisions,
+        revisions=revisions,
+        timing=timing,
     )
 
 
@@ -235,6 +242,7 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
                 **{f"mean_{stat}": _num(value) for stat, value in fig.per_round().items()},
                 "faults": fig.faults,
                 "edge": rated.edge if rated else None,
+                "timing": standings.timing.get(name),
             }
         )
     return {
@@ -257,6 +265,7 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
             for fault in standings.faults
         ],
         "config": standings.config,
+        "revisions": list(standings.revisions),
     }
 
 
@@ -284,6 +293,7 @@ def _extra(standings: Standings, text: bool) -> dict[str, dict[str, object]]:
                     for stat, value in fig.per_round().items()
                 },
                 "faults": fig.faults,
+                **(text_cells(standings.timing[name]) if name in standings.timing else {}),
             }
         else:
             extra[name] = {
@@ -291,8 +301,22 @@ def _extra(standings: Standings, text: bool) -> dict[str, dict[str, object]]:
                 "mean_score": _num(fig.mean_score),
                 **{f"mean_{stat}": _num(value) for stat, value in fig.per_round().items()},
                 "faults": fig.faults,
+                **_timing_columns(standings.timing.get(name)),
             }
     return extra
+
+
+def _timing_columns(summary: dict[str, Any] | None) -> dict[str, object]:
+    """The timing columns of the CSV (empty cells when a bot has no recorded timing)."""
+    summary = summary or {}
+    move, startup = summary.get("move_ms") or {}, summary.get("startup_ms") or {}
+    return {
+        "move_ms_median": move.get("median"),
+        "move_ms_p99": move.get("p99"),
+        "move_ms_max": move.get("max"),
+        "timeouts_per_10k": summary.get("timeouts_per_10k"),
+        "startup_ms_median": startup.get("median"),
+    }
 
 
 def render(league_dir: Path, fmt: str, anchor: Anchor | None = None) -> str:

@@ -20,8 +20,9 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.league.reader import SeatSums, read_results
-from harness.league.schedule import Job
+from harness.league.schedule import Job, ScheduledGame
 from harness.ratings.columns import Results
+from harness.timing import Timing
 
 DB_NAME = "league.db"
 LOCK_NAME = "league.lock"
@@ -56,6 +57,14 @@ CREATE TABLE IF NOT EXISTS seat_stats (
 CREATE TABLE IF NOT EXISTS faults (
     game_id INTEGER NOT NULL, seat INTEGER NOT NULL, bot TEXT NOT NULL,
     kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS timing (
+    job_id INTEGER NOT NULL, bot TEXT NOT NULL, moves INTEGER NOT NULL, timeouts INTEGER NOT NULL,
+    data TEXT NOT NULL, PRIMARY KEY (job_id, bot)
+);
+CREATE TABLE IF NOT EXISTS revisions (
+    revision INTEGER PRIMARY KEY, bots TEXT NOT NULL, games INTEGER NOT NULL,
+    first_job INTEGER NOT NULL, change TEXT NOT NULL, at TEXT NOT NULL
 );
 """
 
@@ -134,6 +143,7 @@ class Store:
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
+        self.revised: str | None = None  # what extend() changed in this run
         try:
             if readonly:
                 # a URI: quote the path (a '#', '?' or '%' in it would cut it short)
@@ -213,7 +223,7 @@ class Store:
         try:
             with self.db:
                 self.db.execute("DELETE FROM meta")
-                for table in ("bots", "jobs", "games", "results", "seats", "seat_stats", "faults"):
+                for table in ("bots", "jobs", "games", "results", "seats", "seat_stats", "faults", "revisions", "timing"):
                     self.db.execute(f"DELETE FROM {table}")
                 self.db.executemany(
                     "INSERT INTO meta VALUES (?, ?)",
@@ -227,11 +237,12 @@ class Store:
                 )
                 self.db.executemany("INSERT INTO bots VALUES (?, ?, ?, ?)", bots)
                 self._insert_jobs(jobs)
+                self._revision(0, identity, 0, "league started")
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
 
     def _insert_jobs(self, jobs: Iterable[Job]) -> None:
-        for job in jobs:
+        for job in jobs:  # streamed: a schedule is made lazily
             self.db.execute("INSERT INTO jobs (job_id, bots) VALUES (?, ?)", (job.job_id, json.dumps(job.bots)))
             self.db.executemany(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?)",
@@ -245,6 +256,99 @@ class Store:
                 self._insert_jobs(jobs)
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
+
+    def _revision(self, number: int, identity: dict[str, Any], first_job: int, change: str) -> None:
+        self.db.execute(
+            "INSERT INTO revisions VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))",
+            (number, json.dumps(identity.get("bots", [])), int(identity.get("games", 0)), first_job, change),
+        )
+
+    def revisions(self) -> list[dict[str, Any]]:
+        """The league's revisions, oldest first: the bots and game target each one set, and why."""
+        exists = self._query("SELECT count(*) FROM sqlite_master WHERE name = 'revisions'")[0][0]
+        rows = self._query("SELECT revision, bots, games, first_job, change, at FROM revisions ORDER BY revision") if exists else []
+        if not rows and not self.is_new():  # a league stored before revisions were recorded
+            identity = self.meta("identity") or {}
+            bots, games = identity.get("bots", []), identity.get("games", 0)
+            return [{"revision": 0, "bots": bots, "games": games, "first_job": 0, "change": "league started", "at": None}]
+        return [
+            {"revision": r, "bots": json.loads(b), "games": g, "first_job": j, "change": c, "at": at}
+            for r, b, g, j, c, at in rows
+        ]
+
+    def extend(
+        self,
+        identity: dict[str, Any],
+        config: dict[str, Any],
+        bots: Sequence[tuple[str, str, str, str]],
+        cancel: Sequence[int],
+        jobs: Sequence[Job],
+        change: str,
+    ) -> None:
+        """Record a league revision in one transaction: new bots, cancelled unplayed jobs, new jobs.
+
+        Finished games are never touched; ``cancel`` names unfinished jobs (of retired bots).
+        """
+        try:
+            with self.db:
+                history = self.revisions()
+                if not self._query("SELECT count(*) FROM revisions")[0][0]:  # stored before revisions
+                    self._revision(0, self.meta("identity") or {}, 0, "league started")
+                first = jobs[0].job_id if jobs else self.last_ids()[0] + 1
+                for job_id in cancel:
+                    self.db.execute("DELETE FROM games WHERE job_id = ? AND game_id NOT IN "
+                                    "(SELECT game_id FROM results)", (job_id,))
+                    self.db.execute("DELETE FROM jobs WHERE job_id = ? AND done = 0", (job_id,))
+                self.db.executemany("INSERT OR IGNORE INTO bots VALUES (?, ?, ?, ?)", bots)
+                self._insert_jobs(jobs)
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [
+                        ("identity", json.dumps(identity, sort_keys=True)),
+                        ("config", json.dumps(config, sort_keys=True)),
+                    ],
+                )
+                self._revision(history[-1]["revision"] + 1, identity, first, change)
+            self.revised = change
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+
+    def iter_pending(self, chunk: int = 256) -> Iterator[Job]:
+        """The scheduled jobs not yet recorded as done, in job order, as stored (read in chunks)."""
+        last = -1
+        while True:
+            heads = self._query(
+                "SELECT job_id, bots FROM jobs WHERE done = 0 AND job_id > ? ORDER BY job_id LIMIT ?", (last, chunk)
+            )
+            if not heads:
+                return
+            games: dict[int, list[ScheduledGame]] = {job_id: [] for job_id, _ in heads}
+            rows = self._query(
+                "SELECT job_id, game_id, seating, seed, cluster FROM games WHERE job_id BETWEEN ? AND ? "
+                "ORDER BY game_id",
+                (heads[0][0], heads[-1][0]),
+            )
+            for job_id, game_id, seating, seed, cluster in rows:
+                if job_id in games:
+                    games[job_id].append(ScheduledGame(game_id, tuple(json.loads(seating)), seed, cluster))
+            for job_id, bots in heads:
+                yield Job(job_id, tuple(json.loads(bots)), tuple(games[job_id]))
+            last = heads[-1][0]
+
+    def games_in(self, job_ids: Sequence[int]) -> int:
+        """How many games the jobs ``job_ids`` hold."""
+        marks = ",".join("?" * len(job_ids))
+        return int(self._query(f"SELECT count(*) FROM games WHERE job_id IN ({marks})", list(job_ids))[0][0]) if job_ids else 0
+
+    def last_ids(self) -> tuple[int, int]:
+        """(the highest job id, the highest game id) scheduled so far; -1 and 0 when none."""
+        job, game = self._query("SELECT (SELECT max(job_id) FROM jobs), (SELECT max(game_id) FROM games)")[0]
+        return (-1 if job is None else int(job)), int(game or 0)
+
+    def unfinished_with(self, names: set[str]) -> list[int]:
+        """The unfinished jobs at which any of ``names`` sits."""
+        rows = self._query("SELECT job_id, bots FROM jobs WHERE done = 0 ORDER BY job_id")
+        return [job_id for job_id, bots in rows if names & set(json.loads(bots))]
 
     # -- progress --------------------------------------------------------------------
 
@@ -260,8 +364,13 @@ class Store:
         total = self._query("SELECT count(*) FROM games")[0][0]
         return int(done), int(total)
 
-    def commit_job(self, job_id: int, games: Sequence[GameRow]) -> bool:
-        """Record every game of a finished job in one transaction; False if it was already done."""
+    def commit_job(
+        self, job_id: int, games: Sequence[GameRow], timing: Sequence[tuple[str, Timing]] = ()
+    ) -> bool:
+        """Record every game of a finished job, and its bots' timing, in one transaction.
+
+        Returns False if the job was already done.
+        """
         try:
             with self.db:
                 row = self.db.execute("SELECT done FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
@@ -299,6 +408,10 @@ class Store:
                         "INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
                         [(game.game_id, f.seat, f.bot, f.kind, f.detail) for f in game.faults],
                     )
+                self.db.executemany(
+                    "INSERT INTO timing VALUES (?, ?, ?, ?, ?)",
+                    [(job_id, bot, t.moves.n, t.timeouts, t.to_json()) for bot, t in timing],
+                )
                 self.db.execute("UPDATE jobs SET done = 1 WHERE job_id = ?", (job_id,))
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
@@ -346,6 +459,21 @@ class Store:
             {"game": g, "bot": bot, "seat": seat, "kind": kind, "detail": detail, "replay": replay}
             for g, bot, seat, kind, detail, replay in rows
         ]
+
+    def timing(self) -> dict[str, Timing]:
+        """Each bot's timing, merged over its finished jobs."""
+        exists = self._query("SELECT count(*) FROM sqlite_master WHERE name = 'timing'")[0][0]
+        merged: dict[str, Timing] = {}
+        for bot, data in self._query("SELECT bot, data FROM timing ORDER BY job_id, bot") if exists else []:
+            try:
+                merged.setdefault(bot, Timing()).merge(Timing.from_json(data))
+            except (ValueError, KeyError, TypeError):
+                raise _damaged(self.path, sqlite3.DatabaseError(f"timing of {bot!r} is not valid")) from None
+        return merged
+
+    def replays(self) -> list[str]:
+        """The finished games' replay paths (relative to the folder), in game-id order."""
+        return [row[0] for row in self._query("SELECT replay FROM results ORDER BY game_id")]
 
     def fault_counts(self) -> dict[str, int]:
         return dict(self._query("SELECT bot, count(*) FROM faults GROUP BY bot"))

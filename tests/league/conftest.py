@@ -52,9 +52,13 @@ def cli(*args: str | Path, check: bool = True, timeout: float = 120.0) -> subpro
 
 
 def standings(folder: Path) -> dict[str, Any]:
-    """The league's report data without the run settings (jobs, sandbox, folders)."""
+    """The league's report data without the run settings (jobs, sandbox, folders), dates and timings."""
     data: dict[str, Any] = json.loads(cli("ratings", folder, "--format", "json").stdout)
     data.pop("config")
+    for bot in data["bots"]:
+        assert bot.pop("timing") is None or bot["games"] > 0
+    for revision in data.pop("revisions"):
+        assert revision["at"] is None or revision["at"].endswith("Z")
     return data
 
 

@@ -151,10 +151,10 @@ def test_a_changed_bot_or_config_is_refused_unless_forced(
     folder = bots(["a", "b"])
     out = tmp_path / "out"
     cli("league", folder, "--games", "4", "--out", out, *FAST)
-    other = cli("league", folder, "--games", "8", "--out", out, *FAST, check=False)
+    other = cli("league", folder, "--games", "4", "--move-time", "2", "--out", out, *FAST, check=False)
     assert other.returncode == 2
     assert other.stderr == (
-        f"error: {out.resolve()}: the league config changed (games: 4 -> 8) since this league started; "
+        f"error: {out.resolve()}: the league config changed (move_time: 1.0 -> 2.0) since this league started; "
         "run it with another --out, or add --force to discard its results and start over\n"
     )
     with open(folder / "b" / "bot.py", "a") as fh:

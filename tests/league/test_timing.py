@@ -1,0 +1,74 @@
+"""Per-bot timing from the CLI: move time median/p99/max, time-outs per 10,000 moves, start-up time."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import fault_bot
+
+from league.conftest import cli
+
+
+def slow_bot(folder: Path, seconds: float) -> Path:
+    """The random bot, sleeping ``seconds`` before every reply."""
+    script = folder / "slow" / "bot.py"
+    text = script.read_text().replace("import sys\n", "import sys\nimport time\n", 1)
+    text = text.replace('reply = {"type": "action"', f'time.sleep({seconds}); reply = {{"type": "action"', 1)
+    assert "time.sleep" in text
+    script.write_text(text)
+    return folder / "slow"
+
+
+def test_each_bots_move_times_time_outs_and_start_up_everywhere(
+    tmp_path: Path, bots: Callable[[list[str]], Path]
+) -> None:
+    folder = bots(["fast", "slow"])
+    slow = slow_bot(folder, 0.01)
+    hang = fault_bot(tmp_path, "hang")  # hangs on its second turn: one time-out in the match
+    out = tmp_path / "out"
+    args = ["-n", "6", "--move-time", "0.5", "--out", out, "--sandbox", "none", "--jobs", "2"]
+    done = cli("match", folder / "fast", slow, hang, *args)
+    assert "move ms med/p99/max" in done.stdout and "t/o per 10k" in done.stdout
+
+    # the exact figures, from the replays' ms
+    times: dict[str, list[float]] = defaultdict(list)
+    for replay in (out / "replays").iterdir():
+        records = [json.loads(line) for line in replay.read_text().splitlines()]
+        names = [p["name"] for p in records[0]["players"]]
+        for record in records:
+            if record["type"] == "action" and "ms" in record and not record.get("forced"):
+                times[names[record["seat"]]].append(record["ms"])
+
+    data = json.loads(cli("ratings", out, "--format", "json").stdout)
+    timing = {bot["name"]: bot["timing"] for bot in data["bots"]}
+    for name in ("fast", "slow", "hang"):
+        got, exact = timing[name], sorted(times[name])
+        assert got["moves"] == len(exact)
+        assert got["move_ms"]["median"] == pytest.approx(statistics.median_low(exact), rel=0.03)
+        assert got["move_ms"]["max"] == pytest.approx(exact[-1], abs=0.002)
+        assert got["move_ms"]["median"] <= got["move_ms"]["p99"] <= got["move_ms"]["max"]
+        assert got["startups"] >= 1 and 0 < got["startup_ms"]["median"] <= got["startup_ms"]["max"]
+    assert timing["slow"]["move_ms"]["median"] >= 10 > timing["fast"]["move_ms"]["median"]
+    assert timing["fast"]["timeouts"] == timing["slow"]["timeouts"] == 0
+    assert timing["hang"]["timeouts"] == 1
+    assert timing["hang"]["timeouts_per_10k"] == round(10_000 / (timing["hang"]["moves"] + 1), 2)
+    assert timing["hang"]["startups"] == 3  # two jobs of 3 games, and a restart after the time-out
+
+    # the same figures in the table, the CSV, the match summary and the HTML report
+    table = cli("ratings", out).stdout
+    assert "move ms med/p99/max" in table and "start ms" in table
+    rows = {row["bot"]: row for row in csv.DictReader(io.StringIO(cli("ratings", out, "--format", "csv").stdout))}
+    assert float(rows["slow"]["move_ms_median"]) == timing["slow"]["move_ms"]["median"]
+    assert float(rows["hang"]["timeouts_per_10k"]) == timing["hang"]["timeouts_per_10k"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["timing"] == timing
+    cli("report", out)
+    page = (out / "report.html").read_text()
+    assert page.count('data-testid="timing"') == 3 and "time-outs per 10,000 moves" in page
