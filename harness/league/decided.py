@@ -149,7 +149,7 @@ def run_until_decided(
     """Play ``config``'s bots until decided or ``config.games``; record the decisions in the store."""
     names = tuple(config.names)
     ranking = Ranking(names, config.games, confidence)
-    picker = TablePicker(names, config.table_size, 0 if config.seed is None else config.seed, adaptive)
+    picker = TablePicker(names, config.table_size, config.seed if isinstance(config.seed, int) else 0, adaptive)
     controller = DecidedController(ranking, picker, config.games)
 
     def started(store: Store) -> None:

@@ -36,7 +36,16 @@ from harness.league.interrupts import interruptible, stop_workers, worker_signal
 from harness.league.revisions import Revision, fixed_change, plan
 from harness.league.schedule import Job, iter_gauntlet, iter_schedule, match_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
-from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings, Wrapper, build_bot
+from harness.match import (
+    SECRET_FILE,
+    TEMP_FOLDERS,
+    Clock,
+    Table,
+    TableSettings,
+    Wrapper,
+    build_bot,
+    keep_secret,
+)
 from harness.referee import GameResult
 from harness.replay.io import sync_filesystem
 from harness.sandbox import hiding, resolve_sandbox
@@ -426,6 +435,8 @@ def _run(
 ) -> LeagueRun:
     store, pending = prepare(config, folder, force, wrapper)
     with store:
+        if config.kind == "match":  # a match keeps its secret beside its results too, before any game
+            keep_secret(folder / SECRET_FILE, str(store.meta("secret") or ""))
         resumed, total = store.counts()
         left = store.pending_jobs()
         if started is not None:
