@@ -150,6 +150,7 @@ def verdict(folder: Path, standings: Standings) -> dict[str, Any] | None:
     cell = _pairwise(folder, a, b)
     played = cell["wins"] + cell["draws"] + cell["losses"]
     rating = {bot.name: bot for bot in standings.fit.bots}
+    los = standings.fit.los.get(a, {}).get(b)  # None: the games say nothing about the pair
     # two bots anchored at a mean of 1500: the difference is 2 (r_a - 1500), its error twice r_a's
     return {
         "bot": a,
@@ -158,7 +159,7 @@ def verdict(folder: Path, standings: Standings) -> dict[str, Any] | None:
         "score": round((cell["wins"] + cell["draws"] / 2) / played, 4) if played else None,
         "elo_diff": _num(rating[a].rating - rating[b].rating),
         "ci95": _num(2 * rating[a].ci95),
-        "los": _num(100 * standings.fit.los.get(a, {}).get(b, math.nan)),
+        "los": None if los is None else _num(100 * los),
     }
 
 
