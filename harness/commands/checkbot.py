@@ -10,6 +10,7 @@ import click
 from harness.commands.common import friendly, known_game
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.limits import MAX_SECONDS
+from harness.terminal import printable
 
 
 @click.command("check-bot")
@@ -90,7 +91,7 @@ def check_bot(
     for check in run_checks(bot_dir, settings):
         total += 1
         failed += not check.ok
-        click.echo(check.line())
+        click.echo(printable(check.line()))  # reasons quote the bot
     click.echo(f"{total - failed}/{total} checks passed" + ("" if failed else f": {bot_dir} is ready"))
     sys.exit(1 if failed else 0)
 

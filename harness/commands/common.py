@@ -15,12 +15,14 @@ import click
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, REGISTRY, BadOptions
 from harness.limits import MAX_SECONDS
+from harness.terminal import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
+    # one line: a message may quote a bot or a file, whose control characters are shown, not run
+    click.echo(f"error: {printable(message).replace(chr(10), chr(92) + 'n')}", err=True)
     sys.exit(2)
 
 

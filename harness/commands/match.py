@@ -15,6 +15,7 @@ from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.seeds import is_secret, seed_warning
+from harness.terminal import printable
 
 
 class _Seed(click.ParamType):  # type: ignore[type-arg]  # generic only in newer click
@@ -174,9 +175,11 @@ def show_match(folder: Path, elapsed: float, folders: dict[str, Path]) -> None:
     for fault in faults[:20]:
         command = replay_command(fault["replay"], fault["seat"], folders[fault["bot"]]) if fault["bot"] in folders else None
         click.echo(
-            f"fault: game {fault['game']}: {fault['bot']} (seat {fault['seat']}) "
-            f"{fault['kind']}: {fault['detail']} · log {fault['log']}"
-            + (f" · replay that turn: {command}" if command else "")
+            printable(  # the detail quotes the bot
+                f"fault: game {fault['game']}: {fault['bot']} (seat {fault['seat']}) "
+                f"{fault['kind']}: {fault['detail']} · log {fault['log']}"
+                + (f" · replay that turn: {command}" if command else "")
+            )
         )
     if len(faults) > 20:
         click.echo(f"... {len(faults) - 20} more faults in {path}")

@@ -11,6 +11,7 @@ import click
 
 from harness.commands.common import friendly
 from harness.errors import HarnessError
+from harness.terminal import printable
 
 if TYPE_CHECKING:
     from harness.replay.records import Record
@@ -120,7 +121,7 @@ def _verify_many(files: tuple[str, ...], jobs: int | None) -> None:
     for verdict in verify_many(paths, jobs):
         if verdict.problem is not None:
             bad += 1
-            click.echo(verdict.line(), err=True)
+            click.echo(printable(verdict.line()), err=True)
     click.echo(f"{len(paths)} replays: {len(paths) - bad} ok, {bad} bad")
     if bad:
         sys.exit(1)
@@ -133,7 +134,7 @@ def _verify_one(file: Path) -> None:
     records = read_replay(file)
     problem = check(records)
     if problem is not None:
-        click.echo(f"{file}: {problem}", err=True)
+        click.echo(printable(f"{file}: {problem}"), err=True)
         sys.exit(1)
     click.echo(f"{file}: ok ({len(records)} records)")
 
@@ -168,7 +169,7 @@ def _show(file: Path, seat: int | None, step: bool) -> None:
     _check_seat(records, seat)
     blocks = list(render(records, seat))
     for number, block in enumerate(blocks, 1):
-        click.echo(block)
+        click.echo(printable(block))  # names, versions and faults come from bots
         if step and number < len(blocks):
             click.echo(STEP_PROMPT, nl=False, err=True)
             answer = sys.stdin.readline()
@@ -201,10 +202,10 @@ def _reproduce(
     from harness.sandbox import resolve_sandbox
 
     for line in summary(file, given):
-        click.echo(line)
+        click.echo(printable(line))
     answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox), hide=[file.resolve().parent])
     for line in verdict(given, answer):
-        click.echo(line)
+        click.echo(printable(line))
     if answer.fault is not None:
         sys.exit(1)
 

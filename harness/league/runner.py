@@ -10,6 +10,7 @@ most the unfinished jobs, which the same command replays.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import multiprocessing
 import os
@@ -522,6 +523,13 @@ def _collect(running: dict[Future[JobOutcome], int]) -> Iterator[JobOutcome]:
             raise
         except BrokenProcessPool:
             raise HarnessError("a worker process died; run the same command again to resume") from None
+        except OSError as err:
+            if err.errno == errno.ENOSPC:  # the recorded jobs are intact: say what happened
+                raise HarnessError(
+                    f"job {job_id}: the disk is full ({err.strerror}); free some space and run the "
+                    "same command again to resume"
+                ) from None
+            raise HarnessError(f"job {job_id} failed: {type(err).__name__}: {err}") from err
         except Exception as err:
             raise HarnessError(f"job {job_id} failed: {type(err).__name__}: {err}") from err
         yield outcome

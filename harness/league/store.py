@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -131,7 +132,23 @@ def locked(folder: Path) -> Iterator[None]:
         yield
 
 
+def _disk_full(path: Path, err: sqlite3.Error) -> bool:
+    """True when ``err`` comes from a full disk (SQLITE_FULL, or an I/O error with no space left)."""
+    code = getattr(err, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or "disk is full" in str(err):
+        return True
+    if code is not None and code & 0xFF == sqlite3.SQLITE_IOERR:
+        with contextlib.suppress(OSError):
+            return shutil.disk_usage(path.parent).free < 1 << 20
+    return False
+
+
 def _damaged(path: Path, err: sqlite3.Error) -> HarnessError:
+    if _disk_full(path, err):  # the database is fine: the write did not happen
+        return HarnessError(
+            f"{path}: the disk is full ({err}); nothing recorded was lost: free some space "
+            "and run the same command again to resume"
+        )
     return HarnessError(
         f"{path}: not a readable league database ({err}); "
         "--force moves it aside (as league.db.damaged) and starts the league over"

@@ -18,6 +18,7 @@ from harness.games import REGISTRY
 from harness.replay.records import Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
+MAX_BLANK = 1000  # blank lines in one replay, at most (the referee writes none)
 
 
 def sync_filesystem(folder: Path) -> None:
@@ -111,7 +112,7 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
         fh = _open(path)
     except OSError as err:
         raise HarnessError(f"{path}: cannot open replay: {err.strerror}") from None
-    lineno = 0
+    lineno = blank = 0
     adapter: TypeAdapter[Any] | None = None  # the records of the header's game
     try:
         with fh:
@@ -119,6 +120,9 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
                 if len(line) > MAX_RECORD:  # not a replay (a record is a few hundred bytes)
                     raise HarnessError(f"{path}:{lineno}: a line longer than {MAX_RECORD} bytes")
                 if not line.strip():
+                    blank += 1
+                    if blank > MAX_BLANK:  # a decompression bomb of newlines, not a replay
+                        raise HarnessError(f"{path}:{lineno}: over {MAX_BLANK} blank lines: not a replay")
                     continue
                 if adapter is None:
                     adapter = _records_of(path, lineno, line)

@@ -7,6 +7,7 @@ compared with what the rules give.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,6 +57,11 @@ class _Replay:
             return f"a forced action for seat {seat}, which has no fault"
         if self.forfeited[seat] and not record.forced:
             return f"seat {seat} acts unforced after its fault"
+        ms = getattr(record, "ms", None)
+        if ms is not None and record.forced:
+            return f"a forced action for seat {seat} with a time ({ms} ms): the referee times only answers"
+        if ms is not None and not (math.isfinite(ms) and ms >= 0):
+            return f"ms {ms} for seat {seat} is not a time"
         fields = {k: v for k, v in _body(record).items() if k not in _ENVELOPE}
         try:
             action = state.parse_action(seat, fields)
@@ -123,6 +129,8 @@ def verify(records: Sequence[Any]) -> Disagreement | None:
         if kind == "fault":
             if record.seat >= n:
                 return Disagreement(index, f"a fault for seat {record.seat} in a {n}-player game")
+            if replay.forfeited[record.seat]:  # after its fault the seat is forced: no second one
+                return Disagreement(index, f"a second fault for seat {record.seat}")
             replay.forfeited[record.seat] = True
             continue
         if kind not in ("action", "game_end", "header"):  # a record of the game's own
