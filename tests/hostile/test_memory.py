@@ -17,7 +17,7 @@ import pytest
 from harness import cgroups
 from harness.bots.manifest import load_bot
 from harness.games.llama import LLAMA_GAME
-from harness.match import Clock, MatchConfig, MatchResult, TableSettings, run_match
+from harness.match import Clock, MatchConfig, MatchResult, Table, TableSettings, run_match
 from harness.sandbox import hiding, resolve_sandbox
 
 HERE = Path(__file__).resolve().parent
@@ -74,10 +74,23 @@ def test_without_a_memory_cgroup_the_start_up_fault_names_the_address_space_limi
     (folder / "bot.toml").write_text('name = "jvm"\nversion = "1"\ncommand = ["java", "-cp", ".", "Bot"]\n')
     real = cgroups.hierarchies()
     monkeypatch.setattr(cgroups, "hierarchies", lambda: tuple(h for h in real if "memory" not in h.controllers))
-    result = _play(tmp_path, "none", folder, games=1)
-    mine = [fault for fault in result.faults if fault["bot"] == "jvm"]
+    # played in this process (a match runs in league workers, which the patch would not reach)
+    other = tmp_path / "bots" / "random"
+    shutil.copytree(SAMPLES / "random", other, ignore=shutil.ignore_patterns("__pycache__"))
+    specs = (load_bot(folder), load_bot(other))
+    out = tmp_path / "out"
+    settings = TableSettings(
+        game="llama",
+        options=LLAMA_GAME.parse_options({"end_score": 25}),
+        clock=Clock(startup=30.0, move=5.0),
+        logs=out / "logs",
+        wrapper=resolve_sandbox("none"),
+    )
+    with Table(specs, settings, 1) as table:
+        result = table.play(1, ["jvm", "random"], 1, out / "game.jsonl")
+    mine = [fault for fault in result.faults if fault.bot == "jvm"]
     assert mine, "the JVM started under a 2 GiB address-space limit: the premise is gone"
-    assert "address space 2048 MB per process (RLIMIT_AS" in mine[0]["detail"], mine[0]["detail"]
+    assert "address space 2048 MB per process (RLIMIT_AS" in mine[0].detail, mine[0].detail
 
 
 @needs_memory_cgroup
