@@ -23,6 +23,7 @@ from harness.ratings import EloFit, fit_elo, render_csv, render_table, sequentia
 from harness.ratings.aggregate import Aggregate, aggregate
 from harness.ratings.columns import Results
 from harness.ratings.decide import summary_lines
+from harness.ratings.fit import drop_unplayed
 from harness.ratings.fit import history as fit_history
 from harness.ratings.render import fit_notes
 from harness.ratings.sequential import WINDOW
@@ -167,18 +168,7 @@ def _rated(results: Results) -> Results:
     per_bot = results.games_per_bot()
     if bool((per_bot > 0).all()):
         return results
-    keep = np.flatnonzero(per_bot > 0)
-    renumber = np.full(len(results.names), -1, dtype=np.int32)
-    renumber[keep] = np.arange(len(keep), dtype=np.int32)
-    return Results(
-        tuple(results.names[i] for i in keep),
-        results.offsets,
-        renumber[results.bot],
-        results.place,
-        results.forfeited,
-        results.cluster,
-        results.clusters,
-    )
+    return drop_unplayed(results, per_bot)
 
 
 def _num(value: float) -> float | None:

@@ -243,7 +243,7 @@ def fit_elo(
     if len(present) < 2:
         raise ValueError(f"cannot fit ratings: need at least two bots, got {present!r}")
     if len(present) < len(names):  # names of the store that played no game yet
-        results = _compact(results, per_bot)
+        results = drop_unplayed(results, per_bot)
         names, per_bot = results.names, results.games_per_bot()
     if anchor is not None and anchor[0] not in names:
         raise ValueError(f"anchor bot {anchor[0]!r} played no game; known bots: {list(names)!r}")
@@ -332,7 +332,7 @@ def fit_elo(
     )
 
 
-def _compact(results: Results, per_bot: IntArray) -> Results:
+def drop_unplayed(results: Results, per_bot: IntArray) -> Results:
     """Drop names that played no game (the bot indices are renumbered)."""
     keep = np.flatnonzero(per_bot > 0)
     renumber = np.full(len(results.names), -1, dtype=np.int32)
