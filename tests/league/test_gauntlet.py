@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.league.schedule import group_size, iter_gauntlet
 from harness.seeds import seed_secret
-from tests.league.conftest import cli, db_rows, make_bots
+from league.conftest import cli, db_rows, make_bots
 
 
 def test_every_group_seats_one_new_bot_with_a_balanced_field() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.league.conftest import ROOT, cli, standings
+from league.conftest import ROOT, cli, standings
 
 STRONG, RANDOM, HEURISTIC = (ROOT / "sample_bots" / name for name in ("strong", "random", "heuristic"))
 

@@ -7,7 +7,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.league.conftest import ROOT, cli, db_rows
+from league.conftest import ROOT, cli, db_rows
 
 
 def test_a_decided_pair_stops_the_league_early(tmp_path: Path) -> None:

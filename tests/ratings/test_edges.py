@@ -13,7 +13,7 @@ from harness.ratings.aggregate import aggregate
 from harness.ratings.columns import Results
 from harness.ratings.fit import history
 from harness.ratings.tdist import interval_quantile, t_cdf, t_quantile
-from tests.ratings.test_fit import NAMES, TRUE, simulate
+from ratings.test_fit import NAMES, TRUE, simulate
 
 
 def _league(rng: np.random.Generator, groups: int, loser: str | None = None, winner: str | None = None) -> list[GameResult]:
