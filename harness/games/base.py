@@ -124,9 +124,8 @@ class Game(Protocol):
     options_model: type[BaseModel]
     wire: Wire
     # the game's renderer for the HTML replay viewer (window.gameViewer; see
-    # harness/games/llama/viewer.js); None: the game renders its whole page itself
-    # (render_viewer(records, seat=, source=) -> str)
-    viewer_js: Path | None
+    # harness/games/llama/viewer.js)
+    viewer_js: Path
 
     def parse_options(self, raw: Mapping[str, object]) -> Any: ...
 

@@ -66,9 +66,6 @@ def render_viewer(records: Sequence[Record], *, seat: int | None = None, source:
     if header is None or header.type != "header" or header.game not in REGISTRY:
         raise ValueError("a replay starts with its header record")
     game = REGISTRY[header.game]
-    if game.viewer_js is None:  # a game that renders its whole page
-        page: str = getattr(game, "render_viewer")(records, seat=seat, source=source)  # noqa: B009
-        return page
     if seat is not None and not 0 <= seat < len(header.players):
         raise ValueError(f"seat {seat!r}: the game has seats 0-{len(header.players) - 1}")
     names = ", ".join(f"{p.name} {p.version}" for p in header.players)

@@ -37,7 +37,7 @@ class LlamaGame:
     higher_wins = False
     options_model: type[BaseModel] = RulesOptions
     wire = Wire(to_bot=ToBot, from_bot=FromBot, records=Record)
-    viewer_js: Path | None = Path(__file__).with_name("viewer.js")
+    viewer_js: Path = Path(__file__).with_name("viewer.js")
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping; raise BadOptions naming the bad field."""

@@ -72,7 +72,7 @@ class LlamaLlamaGame:
     higher_wins = True
     options_model: type[BaseModel] = OptionsModel
     wire = WIRE
-    viewer_js: Path | None = Path(__file__).with_name("viewer.js")
+    viewer_js: Path = Path(__file__).with_name("viewer.js")
 
     def parse_options(self, raw: Mapping[str, object]) -> Options:
         """Build Options from a mapping (loading a card-set file); raise BadOptions naming the field."""
