@@ -100,12 +100,21 @@ def capture(folders: list[Path], games: int, out: Path, name: str = "llama") -> 
     """Run the match once, recording (bot, line, expects_reply) for every message sent."""
     sent: list[tuple[str, bytes, bool]] = []
     original_send = session_module.BotSession.send_turn
+    original_ask = session_module.BotSession.ask
     original_notify = session_module.BotSession.notify
     owner: dict[int, str] = {}
 
     def send_turn(self: session_module.BotSession, turn: dict[str, object]) -> None:
         original_send(self, turn)
         sent.append((owner[id(self)], session_module.encode(turn), True))
+
+    def ask(self: session_module.BotSession, turn: dict[str, object]) -> tuple[dict[str, object], float]:
+        sent.append((owner[id(self)], b"", True))  # the turn gets its id as it is sent
+        slot = len(sent) - 1
+        try:
+            return original_ask(self, turn)
+        finally:
+            sent[slot] = (owner[id(self)], session_module.encode(turn), True)
 
     def notify(self: session_module.BotSession, message: dict[str, object]) -> None:
         original_notify(self, message)
@@ -119,12 +128,14 @@ def capture(folders: list[Path], games: int, out: Path, name: str = "llama") -> 
         owner[id(self)] = transport.spec.name  # type: ignore[attr-defined]
 
     session_module.BotSession.send_turn = send_turn  # type: ignore[method-assign]
+    session_module.BotSession.ask = ask  # type: ignore[method-assign]
     session_module.BotSession.notify = notify  # type: ignore[method-assign]
     session_module.BotSession.__init__ = init  # type: ignore[method-assign]
     try:
         play(folders, games, out, name)
     finally:
         session_module.BotSession.send_turn = original_send  # type: ignore[method-assign]
+        session_module.BotSession.ask = original_ask  # type: ignore[method-assign]
         session_module.BotSession.notify = original_notify  # type: ignore[method-assign]
         session_module.BotSession.__init__ = original_init  # type: ignore[method-assign]
     return sent

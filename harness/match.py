@@ -134,6 +134,17 @@ class BotPlayer:
         self.timing.move(elapsed)  # the time the replay records as ``ms``
         return reply, elapsed
 
+    def ask(self, turn: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """:meth:`send_turn` then :meth:`receive`, in one call (the referee's inner loop)."""
+        assert self.session is not None  # begin() succeeded, else the seat is forced
+        try:
+            reply, elapsed = self.session.ask(turn)
+        except BotFault as fault:
+            self.timing.timeouts += fault.kind == FaultKind.TIMEOUT
+            raise
+        self.timing.moves.add(elapsed * 1000.0)  # the time the replay records as ``ms``
+        return reply, elapsed
+
     def faulted(self) -> str:
         """Stop the process after a fault (it restarts at the next game); return its stderr tail."""
         tail = ""

@@ -8,7 +8,7 @@ are played by the referee (``forced``), and the bot forfeits the game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -191,6 +191,7 @@ def play_game(
     forced = table.forced
     moves = 0
     table.emit(state.begin(), game_no, (), ())
+    asks = [_asker(player) for player in players]
     while acting := state.acting():
         actions: list[Any] = []
         timing: list[float | None] = []
@@ -198,7 +199,11 @@ def play_game(
             seat = acting[0]
             action, elapsed = None, None
             if not forced[seat]:
-                action, elapsed = _ask(state, table, game_no, seat)
+                try:
+                    result: Result = asks[seat]({"type": "turn", "id": 0, "game": game_no, **state.turn(seat)})
+                except BotFault as err:
+                    result = err
+                action, elapsed = _parse(state, table, seat, result)
             actions.append(state.forced_action(seat) if action is None else action)
             timing.append(elapsed)
         else:
@@ -257,15 +262,17 @@ def play_game(
     )
 
 
-def _ask(state: GameState, table: _Table, game_no: int, seat: int) -> tuple[Any, float | None]:
-    """Ask one seat for its action; (None, None) after a fault."""
-    player = table.players[seat]
-    try:
-        player.send_turn(turn_message(game_no, state.turn(seat)))
-        result: Result = player.receive()
-    except BotFault as err:
-        result = err
-    return _parse(state, table, seat, result)
+def _asker(player: Player) -> Callable[[dict[str, Any]], tuple[dict[str, Any], float]]:
+    """``player.ask`` (a turn and its reply in one call) where it has one, else send then receive."""
+    ask = getattr(player, "ask", None)
+    if ask is not None:
+        return ask  # type: ignore[no-any-return]
+
+    def send_receive(turn: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        player.send_turn(turn)
+        return player.receive()
+
+    return send_receive
 
 
 def _parse(state: GameState, table: _Table, seat: int, result: Result) -> tuple[Any, float | None]:

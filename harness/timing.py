@@ -27,40 +27,84 @@ def _middle(index: int) -> float:
     return float(FLOOR_MS * RATIO ** (index + 0.5))
 
 
-@dataclass
 class Histogram:
-    """Counts of times (ms) in log-spaced bins, with the exact count and maximum."""
+    """Counts of times (ms) in log-spaced bins, with the exact count and maximum.
 
-    counts: dict[int, int] = field(default_factory=dict)
-    n: int = 0
-    max_ms: float = 0.0
+    :meth:`add` only queues a time (it runs once a decision, on the referee's hot
+    path); the queue is binned when it fills, or when the histogram is read.
+    """
+
+    __slots__ = ("_counts", "_max", "_n", "_queue")
+    _QUEUE = 4096
+
+    def __init__(self, counts: dict[int, int] | None = None, n: int = 0, max_ms: float = 0.0) -> None:
+        self._counts = dict(counts or {})
+        self._n = n
+        self._max = max_ms
+        self._queue: list[float] = []
 
     def add(self, ms: float) -> None:
-        index = _bin(ms)
-        self.counts[index] = self.counts.get(index, 0) + 1
-        self.n += 1
-        self.max_ms = max(self.max_ms, ms)
+        queue = self._queue
+        queue.append(ms)
+        if len(queue) >= self._QUEUE:
+            self._settle()
+
+    def _settle(self) -> None:
+        queue, counts = self._queue, self._counts
+        if not queue:
+            return
+        for ms in queue:
+            index = _bin(ms)
+            counts[index] = counts.get(index, 0) + 1
+        self._n += len(queue)
+        self._max = max(self._max, *queue)
+        queue.clear()
+
+    @property
+    def counts(self) -> dict[int, int]:
+        self._settle()
+        return self._counts
+
+    @property
+    def n(self) -> int:
+        return self._n + len(self._queue)
+
+    @property
+    def max_ms(self) -> float:
+        self._settle()
+        return self._max
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Histogram):
+            return NotImplemented
+        return (self.counts, self.n, self.max_ms) == (other.counts, other.n, other.max_ms)
+
+    def __repr__(self) -> str:
+        return f"Histogram(counts={self.counts!r}, n={self.n}, max_ms={self.max_ms})"
 
     def merge(self, other: Histogram) -> None:
+        self._settle()
         for index, count in other.counts.items():
-            self.counts[index] = self.counts.get(index, 0) + count
-        self.n += other.n
-        self.max_ms = max(self.max_ms, other.max_ms)
+            self._counts[index] = self._counts.get(index, 0) + count
+        self._n += other.n
+        self._max = max(self._max, other.max_ms)
 
     def quantile(self, q: float) -> float | None:
         """The q-quantile (0 < q <= 1) in ms, or None when empty; never above the maximum."""
-        if not self.n:
+        counts = self.counts
+        if not self._n:
             return None
-        rank = max(1, math.ceil(q * self.n))
+        rank = max(1, math.ceil(q * self._n))
         seen = 0
-        for index in sorted(self.counts):
-            seen += self.counts[index]
+        for index in sorted(counts):
+            seen += counts[index]
             if seen >= rank:
-                return min(_middle(index), self.max_ms)
-        return self.max_ms
+                return min(_middle(index), self._max)
+        return self._max
 
     def to_dict(self) -> dict[str, Any]:
-        return {"counts": {str(k): v for k, v in sorted(self.counts.items())}, "n": self.n, "max_ms": self.max_ms}
+        counts = self.counts
+        return {"counts": {str(k): v for k, v in sorted(counts.items())}, "n": self._n, "max_ms": self._max}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Histogram:

@@ -47,6 +47,13 @@ class LineReader:
         Raises BotTimeout past ``deadline`` (a ``time.monotonic()`` value), BotCrashed at
         end of stream, and BotFault(MALFORMED) for a line longer than the limit.
         """
+        if not self._buf and not self._eof:  # the common case: one whole line per read
+            self._wait(deadline)
+            buf = self._buf
+            if buf and buf[-1] == 10 and buf.find(b"\n") == len(buf) - 1 and len(buf) <= self.limit:
+                line = bytes(buf[:-1])
+                buf.clear()
+                return line
         while True:
             end = self._buf.find(b"\n")
             if end >= 0:

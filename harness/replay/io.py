@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json
 
 from harness.errors import HarnessError, one_line
 from harness.games import REGISTRY
+from harness.jsonlines import dumps_line
 from harness.replay.records import Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
@@ -55,7 +56,7 @@ class ReplayWriter:
         self._lines: list[bytes] = []
 
     def write(self, record: dict[str, Any]) -> None:
-        self._lines.append(to_json(record) + b"\n")
+        self._lines.append(dumps_line(record))
         if len(self._lines) >= 256:
             self._flush()
 

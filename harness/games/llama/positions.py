@@ -44,7 +44,7 @@ class Scenario:
 
 
 def _one_card(state: LlamaState) -> None:
-    state.hands[0] = [3]
+    state.set_hand(0, [3])
 
 
 SCENARIOS = (

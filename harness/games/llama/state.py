@@ -86,6 +86,11 @@ class LlamaState:
         self.adjudicated = False
         self.public: list[dict[str, Any]] = []  # public events of the current round
         self.cursor = [0] * players  # per seat: the events it has been told of
+        # what every turn shows, kept up to date by apply (a turn is built at every
+        # decision): each seat's public line and each hand sorted. Replaced, never
+        # mutated, so that a turn already built keeps what it showed.
+        self._seats: list[dict[str, Any]] = []
+        self._sorted: list[list[int]] = []
         self._legal: list[Action] | None = None
         self._wire: list[dict[str, object]] = []
         self._ids: frozenset[int] = frozenset()
@@ -103,22 +108,32 @@ class LlamaState:
 
     def turn(self, seat: int) -> dict[str, Any]:
         """The body of ``seat``'s turn: its view, its legal actions, the events since its last turn."""
-        hands = self.hands
         if self._legal is None:
             self._legal, self._wire, self._ids = self._lookup()
         return {
             "seat": seat,
             "round": self.round,
-            "hand": sorted(hands[seat]),
+            "hand": self._sorted[seat],
             "discard": self.discard,
             "stock": len(self.stock),
-            "players": [
-                {"cards": len(hand), "quit": quit, "score": score}
-                for hand, quit, score in zip(hands, self.quit, self.scores, strict=True)
-            ],
+            "players": self._seats,
             "legal": self._wire,
             "events": self.public[self.cursor[seat] :],
         }
+
+    def set_hand(self, seat: int, cards: Sequence[int]) -> None:
+        """Give ``seat`` the hand ``cards`` (a position set up by hand, as check-bot's are)."""
+        self.hands[seat] = list(cards)
+        self._legal = None
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Rebuild every seat's public line and sorted hand (a new round, new scores)."""
+        self._seats = [
+            {"cards": len(hand), "quit": quit, "score": score}
+            for hand, quit, score in zip(self.hands, self.quit, self.scores, strict=True)
+        ]
+        self._sorted = [sorted(hand) for hand in self.hands]
 
     def can_draw(self) -> bool:
         if not self.stock:
@@ -223,6 +238,11 @@ class LlamaState:
         else:
             self.quit[seat] = True
             record = action.wire()
+        seats = self._seats.copy()
+        seats[seat] = {"cards": len(hand), "quit": self.quit[seat], "score": self.scores[seat]}
+        self._seats = seats
+        if action.kind is not QUIT.kind:
+            self._sorted[seat] = sorted(hand)
         key = (seat, id(action))
         event = _EVENTS.get(key)
         if event is None:
@@ -259,6 +279,7 @@ class LlamaState:
         self.last_player_to_play = None
         self.public = []
         self.cursor = [0] * self.players
+        self._refresh()
         return {
             "type": "round_start",
             "round": self.round,
@@ -283,6 +304,7 @@ class LlamaState:
         for seat in range(self.players):
             self.scores[seat] += penalties[seat] - returned[seat]
         self.current = None
+        self._refresh()
         body = {
             "round": self.round,
             "penalties": penalties,
@@ -321,13 +343,10 @@ class LlamaState:
         """Return everything ``seat`` may see now, and nothing more (what a player at a real table sees)."""
         return {
             "round": self.round,
-            "hand": sorted(self.hands[seat]),
+            "hand": self._sorted[seat],
             "discard": self.discard,
             "stock": len(self.stock),
-            "players": [
-                {"cards": len(hand), "quit": quit, "score": score}
-                for hand, quit, score in zip(self.hands, self.quit, self.scores, strict=True)
-            ],
+            "players": self._seats,
         }
 
     def round_start_notice(self, seat: int) -> dict[str, Any]:
