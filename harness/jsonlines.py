@@ -14,15 +14,23 @@ from typing import Any
 import orjson
 from pydantic_core import to_json
 
-_NEWLINE = orjson.OPT_APPEND_NEWLINE
+# the hot paths call these two directly (a call saved is ~0.1 µs a decision):
+# ``try: FAST(value, option=NEWLINE) except TypeError: slow_line(value)``
+FAST = orjson.dumps
+NEWLINE = orjson.OPT_APPEND_NEWLINE
+
+
+def slow_line(value: Any) -> bytes:
+    """What orjson refuses (orjson.JSONEncodeError is a TypeError), through pydantic-core."""
+    return to_json(value) + b"\n"
 
 
 def dumps_line(value: Any) -> bytes:
     """``value`` as one JSON line, newline included."""
     try:
-        return orjson.dumps(value, option=_NEWLINE)
-    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits, say
-        return to_json(value) + b"\n"
+        return FAST(value, option=NEWLINE)
+    except TypeError:  # an integer past 64 bits, say
+        return slow_line(value)
 
 
-__all__ = ["dumps_line"]
+__all__ = ["FAST", "NEWLINE", "dumps_line", "slow_line"]

@@ -128,15 +128,6 @@ class _Table:
         """Write an outcome's action records, then its records; then send its notices."""
         write = self.sink.write
         forced = self.forced
-        if len(acting) == 1 and not outcome.records and not outcome.notices:  # most moves
-            seat, elapsed = acting[0], timing[0]
-            move: dict[str, Any] = {"type": "action", "seat": seat, **outcome.actions[0]}
-            if forced[seat]:
-                move["forced"] = True
-            if elapsed is not None:
-                move["ms"] = round(elapsed * 1000.0, 3)
-            write(move)
-            return
         for seat, body, elapsed in zip(acting, outcome.actions, timing, strict=True):
             record: dict[str, Any] = {"type": "action", "seat": seat, **body}
             if forced[seat]:
@@ -192,39 +183,43 @@ def play_game(
     moves = 0
     table.emit(state.begin(), game_no, (), ())
     asks = [_asker(player) for player in players]
+    write = sink.write
     while acting := state.acting():
-        actions: list[Any] = []
-        timing: list[float | None] = []
-        if len(acting) == 1:  # one seat: no poll set to build
+        if len(acting) == 1:  # one seat: the referee's inner loop, where every call counts
             seat = acting[0]
-            action, elapsed = None, None
+            action: Any = None
+            elapsed: float | None = None
             if not forced[seat]:
+                reply: Any = None
                 try:
-                    result: Result = asks[seat]({"type": "turn", "id": 0, "game": game_no, **state.turn(seat)})
+                    # turn_message(), inlined
+                    reply, elapsed = asks[seat]({"type": "turn", "id": 0, "game": game_no, **state.turn(seat)})
+                    action = state.parse_action(seat, reply)
                 except BotFault as err:
-                    result = err
-                action, elapsed = _parse(state, table, seat, result)
-            actions.append(state.forced_action(seat) if action is None else action)
-            timing.append(elapsed)
-        else:
-            asked = []
-            for seat in acting:
-                if not forced[seat]:
-                    try:
-                        players[seat].send_turn(turn_message(game_no, state.turn(seat)))
-                        asked.append(seat)
-                    except BotFault as err:
-                        table.fault(seat, err)
-            replies = dict(zip(asked, _collect([players[seat] for seat in asked]), strict=True))
-            for seat in acting:
-                action, elapsed = None, None
-                if seat in replies:
-                    action, elapsed = _parse(state, table, seat, replies[seat])
-                actions.append(state.forced_action(seat) if action is None else action)
-                timing.append(elapsed)
-        outcome = state.apply(actions)
+                    table.fault(seat, err)
+                except InvalidReply as err:
+                    table.fault(seat, invalid_reply(reply, str(err)))
+                except IllegalAction as err:
+                    table.fault(seat, err)
+                if action is None:
+                    elapsed = None
+            if action is None:
+                action = state.forced_action(seat)
+            outcome = state.apply((action,))
+            moves += 1
+            if outcome.records or outcome.notices:
+                table.emit(outcome, game_no, acting, (elapsed,))
+                continue
+            move: dict[str, Any] = {"type": "action", "seat": seat, **outcome.actions[0]}  # most moves
+            if forced[seat]:
+                move["forced"] = True
+            if elapsed is not None:
+                move["ms"] = round(elapsed * 1000.0, 3)
+            write(move)
+            continue
+        actions, timing = _together(state, table, game_no, acting)
         moves += len(acting)
-        table.emit(outcome, game_no, acting, timing)
+        table.emit(state.apply(actions), game_no, acting, timing)
     scores = list(state.scores)
     placements = game.placements(state, forced)
     won = winners(placements, forced)
@@ -260,6 +255,31 @@ def play_game(
         faults=table.faults,
         statistics=game.statistics(table.kept),
     )
+
+
+def _together(
+    state: GameState, table: _Table, game_no: int, acting: Sequence[int]
+) -> tuple[list[Any], list[float | None]]:
+    """A simultaneous step: every acting seat gets its turn, then the replies are gathered at once."""
+    players = table.players
+    asked = []
+    for seat in acting:
+        if not table.forced[seat]:
+            try:
+                players[seat].send_turn(turn_message(game_no, state.turn(seat)))
+                asked.append(seat)
+            except BotFault as err:
+                table.fault(seat, err)
+    replies = dict(zip(asked, _collect([players[seat] for seat in asked]), strict=True))
+    actions: list[Any] = []
+    timing: list[float | None] = []
+    for seat in acting:
+        action, elapsed = None, None
+        if seat in replies:
+            action, elapsed = _parse(state, table, seat, replies[seat])
+        actions.append(state.forced_action(seat) if action is None else action)
+        timing.append(elapsed)
+    return actions, timing
 
 
 def _asker(player: Player) -> Callable[[dict[str, Any]], tuple[dict[str, Any], float]]:

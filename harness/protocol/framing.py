@@ -47,12 +47,9 @@ class LineReader:
         Raises BotTimeout past ``deadline`` (a ``time.monotonic()`` value), BotCrashed at
         end of stream, and BotFault(MALFORMED) for a line longer than the limit.
         """
-        if not self._buf and not self._eof:  # the common case: one whole line per read
-            self._wait(deadline)
-            buf = self._buf
-            if buf and buf[-1] == 10 and buf.find(b"\n") == len(buf) - 1 and len(buf) <= self.limit:
-                line = bytes(buf[:-1])
-                buf.clear()
+        if not self._buf and not self._eof:  # the common case: the next read is one whole line
+            line = self._one_line(deadline)
+            if line is not None:
                 return line
         while True:
             end = self._buf.find(b"\n")
@@ -68,19 +65,51 @@ class LineReader:
                 raise BotCrashed("end of output (stdout closed)")
             self._wait(deadline)
 
+    def _one_line(self, deadline: float) -> bytes | None:
+        """Wait for output and read it: the line, when the read is exactly one; else None, the bytes buffered."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BotTimeout("no reply before the deadline")
+        events = self._poll.poll(left * 1000.0 + 0.5)
+        if len(events) != 1 or events[0][0] != self.fd:  # stderr, or nothing yet: the general way
+            self._handle(events)
+            return None
+        try:
+            chunk = os.read(self.fd, _READ_SIZE)
+        except BlockingIOError:
+            return None
+        except OSError as err:
+            raise BotCrashed(f"read failed: {err}") from None
+        if not chunk:
+            self._eof = True
+            return None
+        end = chunk.find(b"\n")
+        if end == len(chunk) - 1 and end <= self.limit:
+            return chunk[:end]
+        self._buf += chunk
+        return None
+
+    def _handle(self, events: list[tuple[int, int]]) -> bool:
+        """Act on what poll() reported: read the bot's output, drain stderr; True once output was read."""
+        filled = False
+        for fd, event in events:
+            if fd == self.fd:
+                self._fill()
+                filled = True
+                continue
+            drain = self._side.get(fd)
+            if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
+                self._poll.unregister(fd)
+                self._side.pop(fd, None)
+        return filled
+
     def _wait(self, deadline: float) -> None:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BotTimeout("no reply before the deadline")
-            for fd, event in self._poll.poll(left * 1000.0 + 0.5):
-                if fd == self.fd:
-                    self._fill()
-                    return
-                drain = self._side.get(fd)
-                if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
-                    self._poll.unregister(fd)
-                    self._side.pop(fd, None)
+            if self._handle(self._poll.poll(left * 1000.0 + 0.5)):
+                return
 
     def _fill(self) -> None:
         # only after poll() said readable: a read that would block costs an exception,

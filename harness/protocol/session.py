@@ -19,7 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json, to_json
 
 from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind, one_line
-from harness.jsonlines import dumps_line
+from harness.jsonlines import FAST, NEWLINE, dumps_line, slow_line
 from harness.protocol.framing import LineReader
 from harness.protocol.messages import HelloReply
 
@@ -168,7 +168,10 @@ class BotSession:
         turn["id"] = ident
         self.started = start = time.monotonic()
         self.deadline = deadline = start + self.move
-        data = dumps_line(turn)
+        try:
+            data = FAST(turn, option=NEWLINE)  # encode(), inlined
+        except TypeError:
+            data = slow_line(turn)
         transport = self.transport
         try:
             transport.send(data, deadline)

@@ -15,7 +15,7 @@ from pydantic_core import from_json
 
 from harness.errors import HarnessError, one_line
 from harness.games import REGISTRY
-from harness.jsonlines import dumps_line
+from harness.jsonlines import FAST, NEWLINE, slow_line
 from harness.replay.records import Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
@@ -47,8 +47,11 @@ class ReplayWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.part = path.with_name(path.name + ".part")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        raw = open(self.part, "wb")  # noqa: SIM115 - closed in commit()/discard()
+        try:  # the folder is there but for the first game
+            raw = open(self.part, "wb")  # noqa: SIM115 - closed in commit()/discard()
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            raw = open(self.part, "wb")  # noqa: SIM115
         self._raw = raw
         self._fh: IO[bytes] = raw
         if path.suffix == ".gz":
@@ -56,8 +59,12 @@ class ReplayWriter:
         self._lines: list[bytes] = []
 
     def write(self, record: dict[str, Any]) -> None:
-        self._lines.append(dumps_line(record))
-        if len(self._lines) >= 256:
+        lines = self._lines
+        try:
+            lines.append(FAST(record, option=NEWLINE))  # dumps_line(), inlined: once a decision
+        except TypeError:
+            lines.append(slow_line(record))
+        if len(lines) >= 256:
             self._flush()
 
     def _flush(self) -> None:

@@ -218,31 +218,33 @@ class LlamaState:
             (action,) = actions
         except ValueError:
             raise IllegalAction(f"one action expected (seat {seat}), got {len(actions)}") from None
-        legal = self._legal_as(action)
-        if legal is None:
-            raise IllegalAction(self._why_illegal(action))
-        action = legal
+        if self._legal is None or id(action) not in self._ids:  # else the legal singleton itself
+            legal = self._legal_as(action)
+            if legal is None:
+                raise IllegalAction(self._why_illegal(action))
+            action = legal
         hand = self.hands[seat]
         self._legal = None
         record: dict[str, Any]
-        if action.kind is _PLAY:
+        kind = action.kind
+        if kind is _PLAY:
             card = action.card or 0
             hand.remove(card)
             self.discard = card
             self.last_player_to_play = seat
             record = action.wire()
-        elif action.kind is _DRAW:
+            self._sorted[seat] = sorted(hand)
+        elif kind is _DRAW:
             drawn = self.stock.pop()
             hand.append(drawn)
             record = {"action": "draw", "drawn": drawn}
+            self._sorted[seat] = sorted(hand)
         else:
             self.quit[seat] = True
             record = action.wire()
         seats = self._seats.copy()
         seats[seat] = {"cards": len(hand), "quit": self.quit[seat], "score": self.scores[seat]}
         self._seats = seats
-        if action.kind is not QUIT.kind:
-            self._sorted[seat] = sorted(hand)
         key = (seat, id(action))
         event = _EVENTS.get(key)
         if event is None:
@@ -254,7 +256,7 @@ class LlamaState:
         if not hand or all(self.quit):
             return self._end_round(seat, record)
         self.current = self._next_active(seat)
-        return Outcome(actions=[record])
+        return Outcome([record], [], [])
 
     def _next_active(self, seat: int) -> int:
         for step in range(1, self.players + 1):
