@@ -98,7 +98,7 @@ class BotPlayer:
         self.starts += 1
         started = time.monotonic()
         self.proc = BotProcess(self.spec, self.log_path, self._tmp, wrapper=wrapper)
-        session = BotSession(self.proc, startup=clock.startup, move=clock.move)
+        session = BotSession(self.proc, startup=clock.startup, move=clock.move, timing=self.timing)
         game = get_game(self.settings.game)
         try:
             reply = session.handshake(
@@ -137,13 +137,7 @@ class BotPlayer:
     def ask(self, turn: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """:meth:`send_turn` then :meth:`receive`, in one call (the referee's inner loop)."""
         assert self.session is not None  # begin() succeeded, else the seat is forced
-        try:
-            reply, elapsed = self.session.ask(turn)
-        except BotFault as fault:
-            self.timing.timeouts += fault.kind == FaultKind.TIMEOUT
-            raise
-        self.timing.moves.add(elapsed * 1000.0)  # the time the replay records as ``ms``
-        return reply, elapsed
+        return self.session.ask(turn)  # which counts the time (the replay's ``ms``) in self.timing
 
     def faulted(self) -> str:
         """Stop the process after a fault (it restarts at the next game); return its stderr tail."""

@@ -283,7 +283,14 @@ def _together(
 
 
 def _asker(player: Player) -> Callable[[dict[str, Any]], tuple[dict[str, Any], float]]:
-    """``player.ask`` (a turn and its reply in one call) where it has one, else send then receive."""
+    """``player.ask`` (a turn and its reply in one call) where it has one, else send then receive.
+
+    A bot process's own session is asked directly (one layer less in the inner loop)
+    when it counts the bot's timing itself.
+    """
+    session = getattr(player, "session", None)
+    if isinstance(session, BotSession) and session.timing is not None:
+        return session.ask
     ask = getattr(player, "ask", None)
     if ask is not None:
         return ask  # type: ignore[no-any-return]

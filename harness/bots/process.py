@@ -178,21 +178,25 @@ class BotProcess:
     def readline(self, deadline: float) -> bytes:
         try:
             return self.reader.readline(deadline)
-        except BotTimeout:
+        except BotFault as err:
+            raise self.explain(err) from None
+
+    def explain(self, err: BotFault) -> BotFault:
+        """A failed read of :attr:`reader`, told as what happened to the bot (a caller reading the reader directly asks this)."""
+        if isinstance(err, BotTimeout):
             # a descendant that outlives the bot may hold stdout open, so no EOF comes
             if self.exited():
-                raise BotCrashed(f"{self._how()} (its stdout still open)") from None
+                return BotCrashed(f"{self._how()} (its stdout still open)")
             if self._stdout_abandoned():  # under bubblewrap no EOF comes: bwrap holds the pipe too
-                raise BotCrashed("end of output (stdout closed)") from None
-            raise
-        except BotCrashed as err:
+                return BotCrashed("end of output (stdout closed)")
+        elif isinstance(err, BotCrashed):
             # stdout closes a moment before the exit is reported: say how it ended when it has
             end = time.monotonic() + 0.5
             while (how := self._how()) is None and time.monotonic() < end:
                 time.sleep(0.005)
             if how is not None:
                 err.detail = f"{err.detail}, {how}"
-            raise
+        return err
 
     def _stdout_abandoned(self) -> bool:
         """True when nothing of the bot but bubblewrap's own processes holds its stdout pipe open."""

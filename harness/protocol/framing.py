@@ -48,9 +48,19 @@ class LineReader:
         end of stream, and BotFault(MALFORMED) for a line longer than the limit.
         """
         if not self._buf and not self._eof:  # the common case: the next read is one whole line
-            line = self._one_line(deadline)
-            if line is not None:
-                return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BotTimeout("no reply before the deadline")
+            events = self._poll.poll(left * 1000.0 + 0.5)
+            if len(events) == 1 and events[0][0] == self.fd:
+                chunk = self._read()
+                if chunk is not None:
+                    end = chunk.find(b"\n")
+                    if end == len(chunk) - 1 and end <= self.limit:
+                        return chunk[:end]
+                    self._buf += chunk
+            else:  # stderr, or nothing yet: the general way
+                self._handle(events)
         while True:
             end = self._buf.find(b"\n")
             if end >= 0:
@@ -64,30 +74,6 @@ class LineReader:
             if self._eof:
                 raise BotCrashed("end of output (stdout closed)")
             self._wait(deadline)
-
-    def _one_line(self, deadline: float) -> bytes | None:
-        """Wait for output and read it: the line, when the read is exactly one; else None, the bytes buffered."""
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise BotTimeout("no reply before the deadline")
-        events = self._poll.poll(left * 1000.0 + 0.5)
-        if len(events) != 1 or events[0][0] != self.fd:  # stderr, or nothing yet: the general way
-            self._handle(events)
-            return None
-        try:
-            chunk = os.read(self.fd, _READ_SIZE)
-        except BlockingIOError:
-            return None
-        except OSError as err:
-            raise BotCrashed(f"read failed: {err}") from None
-        if not chunk:
-            self._eof = True
-            return None
-        end = chunk.find(b"\n")
-        if end == len(chunk) - 1 and end <= self.limit:
-            return chunk[:end]
-        self._buf += chunk
-        return None
 
     def _handle(self, events: list[tuple[int, int]]) -> bool:
         """Act on what poll() reported: read the bot's output, drain stderr; True once output was read."""
@@ -112,18 +98,26 @@ class LineReader:
                 return
 
     def _fill(self) -> None:
-        # only after poll() said readable: a read that would block costs an exception,
-        # and a bot has answered before poll() only ~13% of the time (bench/overhead.py)
+        chunk = self._read()
+        if chunk is not None:
+            self._buf += chunk
+
+    def _read(self) -> bytes | None:
+        """What the bot has written (None if nothing after all, or at EOF, which is noted).
+
+        Only after poll() said readable: a read that would block costs an exception, and
+        a bot has answered before poll() only ~13% of the time (bench/overhead.py).
+        """
         try:
             chunk = os.read(self.fd, _READ_SIZE)
         except BlockingIOError:
-            return
+            return None
         except OSError as err:
             raise BotCrashed(f"read failed: {err}") from None
-        if chunk:
-            self._buf += chunk
-        else:
+        if not chunk:
             self._eof = True
+            return None
+        return chunk
 
     def pending(self) -> bool:
         """True when a complete line is already buffered."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import select
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
@@ -22,6 +22,7 @@ from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind, one_line
 from harness.jsonlines import FAST, NEWLINE, dumps_line, slow_line
 from harness.protocol.framing import LineReader
 from harness.protocol.messages import HelloReply
+from harness.timing import Timing
 
 _HELLO = TypeAdapter(HelloReply)
 _IN = select.POLLIN | select.POLLPRI
@@ -73,8 +74,11 @@ def invalid_reply(reply: Any, problem: str) -> BotFault:
 class BotSession:
     """Protocol v1 with one bot, over ``transport``, with deadlines in seconds."""
 
-    def __init__(self, transport: Transport, *, startup: float, move: float) -> None:
+    def __init__(
+        self, transport: Transport, *, startup: float, move: float, timing: Timing | None = None
+    ) -> None:
         self.transport = transport
+        self.timing = timing  # where ask() counts move times and time-outs (the bot's, over games)
         self.startup = startup
         self.move = move
         self.last_id = 0
@@ -84,6 +88,11 @@ class BotSession:
         self.started = 0.0  # when the current turn was sent
         self.deadline = 0.0  # and when its reply is due
         self._notices: list[str] = []  # the notifications sent before the current turn
+        # a process transport's own line reader, read directly by ask() (one layer less)
+        self._reader: LineReader | None = getattr(transport, "reader", None)
+        self._explain: Callable[[BotFault], BotFault] = getattr(transport, "explain", _as_is)
+        if not hasattr(transport, "explain"):
+            self._reader = None
 
     def handshake(self, hello: dict[str, Any]) -> HelloReply:
         """Send hello and return the bot's reply; raise BotFault if it does not come right."""
@@ -162,40 +171,56 @@ class BotSession:
         """Send a turn and wait for its reply: :meth:`send_turn` then :meth:`receive`.
 
         The referee's inner loop: the common case (the pipe takes the turn, the next
-        line is its reply) runs here without the layers of the general one.
+        line is its reply) runs here without the layers of the general one. The move's
+        time, or its time-out, is counted in :attr:`timing`.
         """
-        self.last_id = ident = self.last_id + 1
-        turn["id"] = ident
-        self.started = start = time.monotonic()
-        self.deadline = deadline = start + self.move
         try:
-            data = FAST(turn, option=NEWLINE)  # encode(), inlined
-        except TypeError:
-            data = slow_line(turn)
-        transport = self.transport
-        try:
-            transport.send(data, deadline)
-        except BotCrashed as err:
-            raise self._crashed(err) from None
-        except BotTimeout as err:
-            raise self._unread(err) from None
-        self._after_end += len(data)
-        self._notices = self.since
-        try:
-            line = transport.readline(deadline)
-        except BotFault as err:
-            raise self._worded(err) from None
-        try:
-            reply = from_json(line)
-        except ValueError:
-            return self.receive(line)
-        if type(reply) is dict and reply.get("type") == "action":
-            answers = reply.get("id")
-            if type(answers) is int and answers == ident:  # not a bool: true is no turn id
-                if self.since:
-                    self.since = []
-                return reply, time.monotonic() - start
-        return self.receive(line)
+            self.last_id = ident = self.last_id + 1
+            turn["id"] = ident
+            self.started = start = time.monotonic()
+            self.deadline = deadline = start + self.move
+            try:
+                data = FAST(turn, option=NEWLINE)  # encode(), inlined
+            except TypeError:
+                data = slow_line(turn)
+            transport = self.transport
+            try:
+                transport.send(data, deadline)
+            except BotCrashed as err:
+                raise self._crashed(err) from None
+            except BotTimeout as err:
+                raise self._unread(err) from None
+            self._after_end += len(data)
+            self._notices = self.since
+            reader = self._reader
+            try:
+                line = transport.readline(deadline) if reader is None else reader.readline(deadline)
+            except BotFault as err:
+                raise self._worded(err if reader is None else self._explain(err)) from None
+            try:
+                reply = from_json(line)
+            except ValueError:
+                return self._received(self.receive(line))
+            if type(reply) is dict and reply.get("type") == "action":
+                answers = reply.get("id")
+                if type(answers) is int and answers == ident:  # not a bool: true is no turn id
+                    if self.since:
+                        self.since = []
+                    elapsed = time.monotonic() - start
+                    if self.timing is not None:
+                        self.timing.moves.add(elapsed * 1000.0)
+                    return reply, elapsed
+            return self._received(self.receive(line))
+        except BotFault as fault:
+            if self.timing is not None and fault.kind is FaultKind.TIMEOUT:
+                self.timing.timeouts += 1
+            raise
+
+    def _received(self, result: tuple[dict[str, Any], float]) -> tuple[dict[str, Any], float]:
+        """A reply that came the general way, its time counted."""
+        if self.timing is not None:
+            self.timing.moves.add(result[1] * 1000.0)
+        return result
 
     def read_line(self) -> bytes:
         """The next line of the bot, before the current turn's deadline (faults worded)."""
@@ -326,6 +351,10 @@ class BotSession:
                     fault.kind,
                 )
         return fault
+
+
+def _as_is(fault: BotFault) -> BotFault:
+    return fault
 
 
 def _envelope_fault(line: bytes, data: Any) -> BotFault:

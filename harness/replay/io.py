@@ -20,6 +20,7 @@ from harness.replay.records import Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
 MAX_BLANK = 1000  # blank lines in one replay, at most (the referee writes none)
+_BUFFER = 1 << 15  # bytes of records held before they are written
 
 
 def sync_filesystem(folder: Path) -> None:
@@ -56,20 +57,19 @@ class ReplayWriter:
         self._fh: IO[bytes] = raw
         if path.suffix == ".gz":
             self._fh = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0)  # type: ignore[assignment]
-        self._lines: list[bytes] = []
+        self._buffer = bytearray()  # one contiguous buffer: the lines' memory is reused
 
     def write(self, record: dict[str, Any]) -> None:
-        lines = self._lines
         try:
-            lines.append(FAST(record, option=NEWLINE))  # dumps_line(), inlined: once a decision
+            self._buffer += FAST(record, option=NEWLINE)  # dumps_line(), inlined: once a decision
         except TypeError:
-            lines.append(slow_line(record))
-        if len(lines) >= 256:
+            self._buffer += slow_line(record)
+        if len(self._buffer) >= _BUFFER:
             self._flush()
 
     def _flush(self) -> None:
-        self._fh.write(b"".join(self._lines))
-        self._lines.clear()
+        self._fh.write(self._buffer)
+        self._buffer.clear()
 
     def commit(self, durable: bool = False) -> None:
         """Finish the file and move it into place (atomic against a killed process).

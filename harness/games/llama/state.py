@@ -39,6 +39,12 @@ _KINDS = ("play", "draw", "quit")
 _Legal = tuple[list[Action], list[dict[str, object]], frozenset[int]]
 _LEGAL: dict[tuple[int, bool, bool, bool], _Legal] = {}
 _NONE: _Legal = ([], [], frozenset())
+# (action, card) of a well-formed reply -> the action; anything else goes through reply_action
+_REPLIES: dict[tuple[object, object], Action] = {
+    **{("play", card): action for card, action in PLAY.items()},
+    ("draw", None): DRAW,
+    ("quit", None): QUIT,
+}
 # public events are never mutated once made: one dict per (seat, action), shared
 _EVENTS: dict[tuple[int, int], dict[str, Any]] = {}
 
@@ -162,7 +168,7 @@ class LlamaState:
             return _NONE
         top = self.discard
         hand = self.hands[self.current]
-        key = (top, top in hand, top % 7 + 1 in hand, self.can_draw())
+        key = (top, top in hand, top % 7 + 1 in hand, bool(self.stock) and self.quit.count(False) > 1)  # can_draw()
         found = _LEGAL.get(key)
         if found is None:
             actions = [PLAY[card] for card, held in ((top, key[1]), (next_card(top), key[2])) if held]
@@ -186,6 +192,11 @@ class LlamaState:
 
         Keys other than ``action`` and ``card`` are ignored (a replay's ``drawn`` too).
         """
+        kind, card = reply.get("action"), reply.get("card")
+        if type(kind) is str and (card is None or type(card) is int):  # not a bool or float equal to a card
+            action = _REPLIES.get((kind, card))
+            if action is not None and seat == self.current and self._legal is not None and id(action) in self._ids:
+                return action  # the common case: a legal action named as the wire names it
         action = reply_action(reply)
         if seat != self.current:
             raise IllegalAction(f"seat {seat} is not to move")
