@@ -81,7 +81,10 @@ class LlamaLlamaState:
         self._sides = [options.card_set.side(d, players) for d in range(1, HOLDERS + 1)]
         # this step's legal actions and their wire form by seat: the referee asks for them
         # to build the turn, and parse and apply check against them (C(7,3) = 35 at most)
-        self._legal: dict[int, tuple[list[Action], list[dict[str, object]]]] = {}
+        # per seat, for the step under way: the legal actions, and their wire form (a turn
+        # needs only the latter: up to 35 passes a seat, so neither is built before it is asked)
+        self._legal: dict[int, list[Action]] = {}
+        self._wires: dict[int, list[dict[str, object]]] = {}
 
     # -- the interface ------------------------------------------------------------------
 
@@ -105,20 +108,30 @@ class LlamaLlamaState:
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal choice of ``seat``: a goal (8), or each set of k cards to pass (C(7,k))."""
-        return self._lookup(seat)[0]
-
-    def _lookup(self, seat: int) -> tuple[list[Action], list[dict[str, object]]]:
         found = self._legal.get(seat)
         if found is None:
-            actions: list[Action] = []
-            if not self.over and 0 <= seat < self.players:
-                hand = canonical(self.hands[seat])
-                if self.phase == GOAL:
-                    actions = [Action(GOAL, (card,)) for card in hand]
-                else:
-                    actions = [Action(PASS, combo) for combo in combinations(hand, self.pass_count)]
-            found = self._legal[seat] = (actions, [action.wire() for action in actions])
+            found = self._legal[seat] = [Action(kind, cards) for kind, cards in self._choices(seat)]
         return found
+
+    def _legal_wire(self, seat: int) -> list[dict[str, object]]:
+        """:meth:`legal_actions` as a turn shows them (``Action.wire``), built without the actions."""
+        found = self._wires.get(seat)
+        if found is None:
+            choices = self._choices(seat)
+            if self.phase == GOAL:
+                found = [{"action": GOAL, "card": cards[0]} for _, cards in choices]
+            else:
+                found = [{"action": PASS, "cards": list(cards)} for _, cards in choices]
+            self._wires[seat] = found
+        return found
+
+    def _choices(self, seat: int) -> list[tuple[str, tuple[int, ...]]]:
+        if self.over or not 0 <= seat < self.players:
+            return []
+        hand = canonical(self.hands[seat])
+        if self.phase == GOAL:
+            return [(GOAL, (card,)) for card in hand]
+        return [(PASS, combo) for combo in combinations(hand, self.pass_count)]
 
     def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Action:
         """A reply's ``action`` and ``card``/``cards`` as an Action.
@@ -166,7 +179,7 @@ class LlamaLlamaState:
             if problem:
                 raise IllegalAction(f"seat {seat}: {problem}")
         out = Outcome(actions=[action.wire() for action in actions])
-        self._legal = {}
+        self._legal, self._wires = {}, {}
         if self.phase == GOAL:
             self._choose_goals(actions, out)
         else:
@@ -193,7 +206,7 @@ class LlamaLlamaState:
 
     def turn(self, seat: int) -> dict[str, Any]:
         """The body of ``seat``'s turn: its view and its legal actions."""
-        return {"seat": seat, **self.view(seat), "legal": self._lookup(seat)[1]}
+        return {"seat": seat, **self.view(seat), "legal": self._legal_wire(seat)}
 
     # -- the steps of a round -------------------------------------------------------------
 
@@ -233,7 +246,7 @@ class LlamaLlamaState:
         self.known = [None] * self.players
         self.displays = []
         self.revealed = 0
-        self._legal = {}
+        self._legal, self._wires = {}, {}
         out.records.append(
             {
                 "type": "round_start",
