@@ -126,7 +126,7 @@ class BotProcess:
             raise BotFault(f"cannot start {argv[0]!r}: {why}", FaultKind.STARTUP) from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # PIPE was asked for
         _LIVE.add(self.proc.pid)
-        self._in = self.proc.stdin.fileno()
+        self._in = self.stdin_fd = self.proc.stdin.fileno()  # non-blocking: BotSession.ask writes it directly
         self._out = self.proc.stdout.fileno()
         self._err = self.proc.stderr.fileno()
         for fd in (self._in, self._out, self._err):

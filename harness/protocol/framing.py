@@ -53,6 +53,7 @@ class LineReader:
                 raise BotTimeout("no reply before the deadline")
             events = self._poll.poll(left * 1000.0 + 0.5)
             if len(events) == 1 and events[0][0] == self.fd:
+                chunk: bytes | None
                 try:
                     chunk = os.read(self.fd, _READ_SIZE)  # _read(), inlined
                 except OSError:

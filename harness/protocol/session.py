@@ -10,6 +10,7 @@ session checks the envelope of an action reply (a JSON object, ``type`` "action"
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections.abc import Callable, Sequence
@@ -79,6 +80,7 @@ class BotSession:
     ) -> None:
         self.transport = transport
         self.timing = timing  # where ask() counts move times and time-outs (the bot's, over games)
+        self._add_ms = None if timing is None else timing.moves.add
         self.startup = startup
         self.move = move
         self.last_id = 0
@@ -91,8 +93,9 @@ class BotSession:
         # a process transport's own line reader, read directly by ask() (one layer less)
         self._reader: LineReader | None = getattr(transport, "reader", None)
         self._explain: Callable[[BotFault], BotFault] = getattr(transport, "explain", _as_is)
+        self._fd: int | None = getattr(transport, "stdin_fd", None)  # and its input pipe, written directly
         if not hasattr(transport, "explain"):
-            self._reader = None
+            self._reader = self._fd = None
 
     def handshake(self, hello: dict[str, Any]) -> HelloReply:
         """Send hello and return the bot's reply; raise BotFault if it does not come right."""
@@ -184,12 +187,19 @@ class BotSession:
             except TypeError:
                 data = slow_line(turn)
             transport = self.transport
-            try:
-                transport.send(data, deadline)
-            except BotCrashed as err:
-                raise self._crashed(err) from None
-            except BotTimeout as err:
-                raise self._unread(err) from None
+            written, fd = 0, self._fd
+            if fd is not None:  # the whole line at once, straight into a process's pipe
+                try:
+                    written = os.write(fd, data)
+                except OSError:  # full, or closed: the general way waits for room, or words it
+                    written = 0
+            if written != len(data):
+                try:
+                    transport.send(data[written:] if written else data, deadline)
+                except BotCrashed as err:
+                    raise self._crashed(err) from None
+                except BotTimeout as err:
+                    raise self._unread(err) from None
             self._after_end += len(data)
             self._notices = self.since
             reader = self._reader
@@ -207,8 +217,8 @@ class BotSession:
                     if self.since:
                         self.since = []
                     elapsed = time.monotonic() - start
-                    if self.timing is not None:
-                        self.timing.moves.add(elapsed * 1000.0)
+                    if self._add_ms is not None:
+                        self._add_ms(elapsed * 1000.0)
                     return reply, elapsed
             return self._received(self.receive(line))
         except BotFault as fault:

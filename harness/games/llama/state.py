@@ -46,7 +46,7 @@ _REPLIES: dict[tuple[object, object], Action] = {
     ("quit", None): QUIT,
 }
 # public events are never mutated once made: one dict per (seat, action), shared
-_EVENTS: dict[tuple[int, int], dict[str, Any]] = {}
+_EVENTS: tuple[dict[int, dict[str, Any]], ...] = tuple({} for _ in range(MAX_PLAYERS))  # by seat, by id(action)
 
 
 def reply_action(reply: Mapping[str, Any]) -> Action:
@@ -256,25 +256,24 @@ class LlamaState:
         seats = self._seats.copy()
         seats[seat] = {"cards": len(hand), "quit": self.quit[seat], "score": self.scores[seat]}
         self._seats = seats
-        key = (seat, id(action))
-        event = _EVENTS.get(key)
+        events = _EVENTS[seat]
+        event = events.get(id(action))
         if event is None:
-            event = _EVENTS[key] = {"seat": seat, **action.wire()}
+            event = events[id(action)] = {"seat": seat, **action.wire()}
         public = self.public
         public.append(event)
         self.cursor[seat] = len(public)
         self.last_actor = seat
         if not hand or all(self.quit):
             return self._end_round(seat, record)
-        self.current = self._next_active(seat)
+        # the next seat that has not quit (one has: else the round would have ended)
+        quit, players, other = self.quit, self.players, seat
+        while True:
+            other = other + 1 if other + 1 < players else 0
+            if not quit[other]:
+                break
+        self.current = other
         return Outcome([record], [], [])
-
-    def _next_active(self, seat: int) -> int:
-        for step in range(1, self.players + 1):
-            other = (seat + step) % self.players
-            if not self.quit[other]:
-                return other
-        raise RuntimeError("no active player left")  # unreachable: the round would have ended
 
     # -- rounds -----------------------------------------------------------------------
 
