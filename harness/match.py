@@ -36,6 +36,9 @@ from harness.timing import Timing
 # once (its league was killed) removes them on the way out.
 TEMP_FOLDERS: set[Path] = set()
 
+# Bytes of finished games' replays a table holds before it writes them (Table.flush).
+HELD_REPLAYS = 1 << 20
+
 # A wrapper turns a bot and its private temp folder into an argv prefix (a sandbox).
 Wrapper = Callable[[BotSpec, Path], list[str]]
 
@@ -170,6 +173,8 @@ class Table:
         self.game = get_game(settings.game)
         self.players = {bot.name: BotPlayer(bot, settings, games) for bot in bots}
         self.games = games
+        self._finished: list[ReplayWriter] = []  # games played, their replays not yet written
+        self._held = 0  # bytes those replays hold
 
     def play(self, game_no: int, seating: Sequence[str], seed: int, replay: Path) -> GameResult:
         """Play one game with bots named in ``seating`` (by seat); write the replay atomically."""
@@ -196,8 +201,28 @@ class Table:
         except BaseException:
             writer.discard()
             raise
-        writer.commit()
+        self._finished.append(writer)
+        self._held += writer.held()
+        if self._held >= HELD_REPLAYS:
+            self.flush()
         return result
+
+    def flush(self) -> None:
+        """Write the replays of the games played since the last flush (each atomically).
+
+        A game's replay is held in memory until then (up to ``HELD_REPLAYS`` bytes in
+        all): creating a file costs more than a game's moves, and in a burst the
+        filesystem's code and data stay in the cache. The league flushes at the end of
+        every job, before it syncs the disk and records the job's results.
+        """
+        finished, self._finished, self._held = self._finished, [], 0
+        for index, writer in enumerate(finished):
+            try:
+                writer.commit()
+            except BaseException:
+                for rest in finished[index + 1 :]:
+                    rest.discard()
+                raise
 
     def close(self) -> None:
         for player in self.players.values():
@@ -206,8 +231,12 @@ class Table:
     def __enter__(self) -> Table:
         return self
 
-    def __exit__(self, *_: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        try:
+            if kind is None:
+                self.flush()
+        finally:
+            self.close()
 
 
 def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper | None = None) -> None:

@@ -62,6 +62,10 @@ class ReplayWriter:
         if len(self._buffer) >= _BUFFER:
             self._flush()
 
+    def held(self) -> int:
+        """Bytes of records held in memory, not yet in the file."""
+        return len(self._buffer)
+
     def _open(self) -> IO[bytes]:
         try:  # the folder is there but for the first game
             raw = open(self.part, "wb")  # noqa: SIM115 - closed in commit()/discard()
