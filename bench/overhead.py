@@ -79,7 +79,7 @@ def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tup
         game=name, options=game.parse_options({}), clock=Clock(10.0, 5.0), logs=out / "logs"
     )
     decisions = 0
-    with Table(specs, settings, games) as table:
+    with Table(specs, settings, games, hold_replays=True) as table:  # as a league job plays
         # start every process before timing: the baseline's processes are started untimed too
         for player in table.players.values():
             player.begin({"type": "game_start", "game": 0, "seat": 0, "players": 4, "seed": 0})

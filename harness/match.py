@@ -167,17 +167,25 @@ class BotPlayer:
 class Table:
     """Bots that play games together, each process living as long as the table."""
 
-    def __init__(self, bots: Sequence[BotSpec], settings: TableSettings, games: int) -> None:
+    def __init__(
+        self, bots: Sequence[BotSpec], settings: TableSettings, games: int, *, hold_replays: bool = False
+    ) -> None:
         become_subreaper()
         self.settings = settings
         self.game = get_game(settings.game)
         self.players = {bot.name: BotPlayer(bot, settings, games) for bot in bots}
         self.games = games
-        self._finished: list[ReplayWriter] = []  # games played, their replays not yet written
+        # with hold_replays, the games played whose replays are not written yet (see flush)
+        self._hold = hold_replays
+        self._finished: list[ReplayWriter] = []
         self._held = 0  # bytes those replays hold
 
     def play(self, game_no: int, seating: Sequence[str], seed: int, replay: Path) -> GameResult:
-        """Play one game with bots named in ``seating`` (by seat); write the replay atomically."""
+        """Play one game with bots named in ``seating`` (by seat); write the replay atomically.
+
+        With ``hold_replays`` the replay is written at the next :meth:`flush` (or on a
+        clean exit from the ``with`` block), not before this returns.
+        """
         seated = [self.players[name] for name in seating]
         state = self.game.new_game(self.settings.options, len(seated), seed)
         writer = ReplayWriter(replay)
@@ -201,6 +209,9 @@ class Table:
         except BaseException:
             writer.discard()
             raise
+        if not self._hold:
+            writer.commit()
+            return result
         self._finished.append(writer)
         self._held += writer.held()
         if self._held >= HELD_REPLAYS:
@@ -208,12 +219,13 @@ class Table:
         return result
 
     def flush(self) -> None:
-        """Write the replays of the games played since the last flush (each atomically).
+        """Write the replays held since the last flush (each atomically); nothing without ``hold_replays``.
 
-        A game's replay is held in memory until then (up to ``HELD_REPLAYS`` bytes in
-        all): creating a file costs more than a game's moves, and in a burst the
-        filesystem's code and data stay in the cache. The league flushes at the end of
-        every job, before it syncs the disk and records the job's results.
+        A table made with ``hold_replays`` keeps each game's replay in memory until then
+        (up to ``HELD_REPLAYS`` bytes in all): creating a file can cost more than a
+        game's moves, and in a burst the filesystem's code and data stay in the cache.
+        The league holds them, and flushes at the end of every job, before it syncs the
+        disk and records the job's results.
         """
         finished, self._finished, self._held = self._finished, [], 0
         for index, writer in enumerate(finished):

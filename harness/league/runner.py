@@ -121,7 +121,7 @@ def run_job(task: JobTask) -> JobOutcome:
     )
     rows: list[GameRow] = []
     kept: list[GameResult] = []
-    with Table(task.bots, settings, len(task.job.games)) as table:
+    with Table(task.bots, settings, len(task.job.games), hold_replays=True) as table:
         for scheduled in task.job.games:
             relative = replay_path(scheduled.game_id, task.kind, task.compress)
             result = table.play(scheduled.game_id, scheduled.seating, scheduled.seed, league / relative)
@@ -143,6 +143,7 @@ def run_job(task: JobTask) -> JobOutcome:
                 )
             )
         timing = tuple((name, player.timing) for name, player in table.players.items())
+        table.flush()  # the job's replays, held until now
     # the replays reach the disk before the league records the job as done (one sync a
     # job, not an fsync a game: that cost more than the rest of the referee's work)
     sync_filesystem(league)

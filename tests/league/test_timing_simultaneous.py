@@ -1,0 +1,51 @@
+"""Per-bot timing in a simultaneous game: every seat's move and time-out is counted, as in a sequential one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+from helpers import REPO
+
+from league.conftest import cli
+
+
+def ll_bot(root: Path, name: str, hang_at: int | None = None) -> Path:
+    """The Llama Llama random sample bot as ``name``; ``hang_at``: the turn it never answers."""
+    folder = root / name
+    shutil.copytree(REPO / "sample_bots" / "llama_llama_random", folder)
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nversion = "1.0"\ncommand = ["python3", "bot.py"]\ngames = ["llama-llama"]\n'
+    )
+    if hang_at is not None:
+        script = folder / "bot.py"
+        text = script.read_text()
+        hang = f'if msg["id"] == {hang_at}:\n                import time; time.sleep(60)\n            reply = {{"type": "action"'
+        text = text.replace('reply = {"type": "action"', hang, 1)
+        assert "time.sleep(60)" in text
+        script.write_text(text)
+    return folder
+
+
+def test_a_simultaneous_games_moves_and_time_outs_are_counted_for_every_bot(tmp_path: Path) -> None:
+    bots = [ll_bot(tmp_path, "a"), ll_bot(tmp_path, "b"), ll_bot(tmp_path, "slowpoke", hang_at=2)]
+    out = tmp_path / "out"
+    args = ["--game", "llama-llama", "-n", "3", "--move-time", "0.5", "--out", out, "--sandbox", "none"]
+    cli("match", *bots, *args, timeout=180)
+
+    times: dict[str, list[float]] = defaultdict(list)
+    for replay in (out / "replays").iterdir():
+        records = [json.loads(line) for line in replay.read_text().splitlines()]
+        names = [p["name"] for p in records[0]["players"]]
+        for record in records:
+            if record["type"] == "action" and "ms" in record and not record.get("forced"):
+                times[names[record["seat"]]].append(record["ms"])
+
+    timing = {bot["name"]: bot["timing"] for bot in json.loads(cli("ratings", out, "--format", "json").stdout)["bots"]}
+    for name in ("a", "b", "slowpoke"):
+        assert timing[name]["moves"] == len(times[name]) > 0, name
+        assert timing[name]["move_ms"]["max"] == max(times[name]), name
+    assert timing["a"]["timeouts"] == timing["b"]["timeouts"] == 0
+    assert timing["slowpoke"]["timeouts"] == 1
