@@ -226,6 +226,15 @@ class BotSession:
                 self.timing.timeouts += 1
             raise
 
+    def count(self, result: Result) -> None:
+        """Count a reply's time, or a time-out, in :attr:`timing` (gather's replies; ask counts its own)."""
+        if self.timing is None:
+            return
+        if isinstance(result, BotFault):
+            self.timing.timeouts += result.kind is FaultKind.TIMEOUT
+        else:
+            self.timing.moves.add(result[1] * 1000.0)
+
     def _received(self, result: tuple[dict[str, Any], float]) -> tuple[dict[str, Any], float]:
         """A reply that came the general way, its time counted."""
         if self.timing is not None:
@@ -429,7 +438,10 @@ def gather(sessions: Sequence[BotSession]) -> list[Result]:
             if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
                 poll.unregister(fd)
                 reader.drop_side(fd)
-    return [result for result in results if result is not None]
+    done = [result for result in results if result is not None]
+    for session, result in zip(sessions, done, strict=True):
+        session.count(result)
+    return done
 
 
 def _receive(session: BotSession) -> Result:

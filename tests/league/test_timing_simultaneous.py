@@ -48,4 +48,4 @@ def test_a_simultaneous_games_moves_and_time_outs_are_counted_for_every_bot(tmp_
         assert timing[name]["moves"] == len(times[name]) > 0, name
         assert timing[name]["move_ms"]["max"] == max(times[name]), name
     assert timing["a"]["timeouts"] == timing["b"]["timeouts"] == 0
-    assert timing["slowpoke"]["timeouts"] == 1
+    assert timing["slowpoke"]["timeouts"] == 3  # restarted after each, it hangs at every game's second turn
