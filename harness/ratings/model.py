@@ -11,8 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-MIN_PLAYERS = 2
-MAX_PLAYERS = 6
+MIN_PLAYERS = 2  # no upper bound: a table's size is the game's to limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +19,7 @@ class GameResult:
     """One finished game, as seen by the rating fits.
 
     Attributes:
-        players: bot name by seat (seat 0 first); 2..6 distinct names.
+        players: bot name by seat (seat 0 first); two or more distinct names.
         places: placement by seat, 1 = best; equal places are a tie. The league
             computes them (final score ascending, forfeited bots last).
         cluster: clustering key for the robust standard errors: the
@@ -28,7 +27,7 @@ class GameResult:
             duplicated.
 
     Raises:
-        ValueError: on construction, if the table size is outside 2..6, the
+        ValueError: on construction, if the table has fewer than 2 seats, the
             names are not distinct non-empty strings, `places` does not have
             one positive integer per seat, or `cluster` is not a non-empty
             string.
@@ -40,8 +39,8 @@ class GameResult:
 
     def __post_init__(self) -> None:
         n = len(self.players)
-        if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ValueError(f"a game needs {MIN_PLAYERS}..{MAX_PLAYERS} players, got {n}: {self.players!r}")
+        if n < MIN_PLAYERS:
+            raise ValueError(f"a game needs at least {MIN_PLAYERS} players, got {n}: {self.players!r}")
         for name in self.players:
             if not isinstance(name, str) or not name:
                 raise ValueError(f"bot names must be non-empty strings, got {name!r}")

@@ -265,13 +265,23 @@ def test_empty_input_raises() -> None:
         (("a", "a"), (1, 2), "g"),
         (("a", "b"), (1,), "g"),
         (("a", "b"), (0, 1), "g"),
-        (tuple("abcdefg"), tuple(range(1, 8)), "g"),
         (("a", "b"), (1, 2), ""),
     ],
 )
 def test_invalid_game_raises(players: tuple[str, ...], places: tuple[int, ...], cluster: str) -> None:
     with pytest.raises(ValueError):
         GameResult(players, places, cluster)
+
+
+def test_a_table_larger_than_either_game_is_rated() -> None:
+    """The fit knows no table size but the minimum: a future game of 8 is rated like any other."""
+    names = tuple("abcdefgh")
+    games = [GameResult(names[k:] + names[:k], tuple(range(1, 9)), f"g{k}") for k in range(8)]
+    games += [GameResult(names, tuple(range(1, 9)), f"h{k}") for k in range(8)]
+    fit = fit_elo(games)
+    ratings = {bot.name: bot.rating for bot in fit.bots}
+    assert len(ratings) == 8 and all(math.isfinite(value) for value in ratings.values())
+    assert ratings["a"] == max(ratings.values()) and ratings["h"] == min(ratings.values())
 
 
 def test_bot_that_wins_everything_is_finite_and_top() -> None:
