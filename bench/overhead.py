@@ -232,7 +232,7 @@ def measure(root: Path, name: str, games: int, repeats: int, core: int) -> float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=60)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--core", type=int, default=None, help="core to pin to [default: last]")
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))

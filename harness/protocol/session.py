@@ -118,15 +118,34 @@ class BotSession:
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that expects no reply."""
-        data = encode(message)
         try:
-            self.transport.send(data, time.monotonic() + self.move)
+            data = FAST(message, option=NEWLINE)  # encode(), inlined
+        except TypeError:
+            data = slow_line(message)
+        self._send_line(data, None)
+        kind = message.get("type")
+        self.since.append(str(kind))
+        self._after_end = 0 if kind == "game_end" else self._after_end + len(data)
+
+    def _send_line(self, data: bytes, deadline: float | None) -> None:
+        """Write ``data`` whole: straight into a process's pipe, else (or when it is full) the transport's way.
+
+        ``deadline``: for the transport's wait for room; None: a move limit from now.
+        """
+        written, fd = 0, self._fd
+        if fd is not None:
+            try:
+                written = os.write(fd, data)
+            except OSError:  # full, or closed: the general way waits for room, or words it
+                written = 0
+        if written == len(data):
+            return
+        try:
+            self.transport.send(data[written:] if written else data, deadline or time.monotonic() + self.move)
         except BotCrashed as err:
             raise self._crashed(err) from None
         except BotTimeout as err:
             raise self._unread(err) from None
-        self.since.append(str(message.get("type")))
-        self._after_end = 0 if message.get("type") == "game_end" else self._after_end + len(data)
 
     def send_turn(self, turn: dict[str, Any]) -> None:
         """Number ``turn`` (its ``id``) and send it; the move deadline starts now."""
@@ -134,13 +153,11 @@ class BotSession:
         turn["id"] = self.last_id
         self.started = start = time.monotonic()
         self.deadline = start + self.move
-        data = encode(turn)
         try:
-            self.transport.send(data, self.deadline)
-        except BotCrashed as err:
-            raise self._crashed(err) from None
-        except BotTimeout as err:
-            raise self._unread(err) from None
+            data = FAST(turn, option=NEWLINE)  # encode(), inlined
+        except TypeError:
+            data = slow_line(turn)
+        self._send_line(data, self.deadline)
         self._after_end += len(data)
         self._notices = self.since  # cleared once the turn is answered
 
@@ -188,18 +205,13 @@ class BotSession:
                 data = slow_line(turn)
             transport = self.transport
             written, fd = 0, self._fd
-            if fd is not None:  # the whole line at once, straight into a process's pipe
+            if fd is not None:  # _send_line(), inlined: straight into a process's pipe
                 try:
                     written = os.write(fd, data)
-                except OSError:  # full, or closed: the general way waits for room, or words it
+                except OSError:
                     written = 0
             if written != len(data):
-                try:
-                    transport.send(data[written:] if written else data, deadline)
-                except BotCrashed as err:
-                    raise self._crashed(err) from None
-                except BotTimeout as err:
-                    raise self._unread(err) from None
+                self._send_line(data[written:] if written else data, deadline)
             self._after_end += len(data)
             self._notices = self.since
             reader = self._reader
