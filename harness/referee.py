@@ -184,7 +184,9 @@ def play_game(
     table.emit(state.begin(), game_no, (), ())
     asks = [_asker(player) for player in players]
     write = sink.write
-    while acting := state.acting():
+    # bound once: looked up at every decision otherwise
+    now_acting, turn_of, parse, apply = state.acting, state.turn, state.parse_action, state.apply
+    while acting := now_acting():
         if len(acting) == 1:  # one seat: the referee's inner loop, where every call counts
             seat = acting[0]
             action: Any = None
@@ -193,8 +195,8 @@ def play_game(
                 reply: Any = None
                 try:
                     # turn_message(), inlined
-                    reply, elapsed = asks[seat]({"type": "turn", "id": 0, "game": game_no, **state.turn(seat)})
-                    action = state.parse_action(seat, reply)
+                    reply, elapsed = asks[seat]({"type": "turn", "id": 0, "game": game_no, **turn_of(seat)})
+                    action = parse(seat, reply)
                 except BotFault as err:
                     table.fault(seat, err)
                 except InvalidReply as err:
@@ -205,7 +207,7 @@ def play_game(
                     elapsed = None
             if action is None:
                 action = state.forced_action(seat)
-            outcome = state.apply((action,))
+            outcome = apply((action,))
             moves += 1
             if outcome.records or outcome.notices:
                 table.emit(outcome, game_no, acting, (elapsed,))
