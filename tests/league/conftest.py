@@ -62,6 +62,18 @@ def standings(folder: Path) -> dict[str, Any]:
     return data
 
 
+def replay_move_times(out: Path) -> dict[str, list[float]]:
+    """Each bot's move times (``ms``) as the replays in ``out/replays`` record them, forced moves left out."""
+    times: dict[str, list[float]] = {}
+    for replay in (out / "replays").iterdir():
+        records = [json.loads(line) for line in replay.read_text().splitlines()]
+        names = [p["name"] for p in records[0]["players"]]
+        for record in records:
+            if record["type"] == "action" and "ms" in record and not record.get("forced"):
+                times.setdefault(names[record["seat"]], []).append(record["ms"])
+    return times
+
+
 def db_rows(folder: Path, sql: str) -> list[tuple[Any, ...]]:
     db = sqlite3.connect(f"file:{folder / 'league.db'}?mode=ro", uri=True)
     try:

@@ -6,14 +6,13 @@ import csv
 import io
 import json
 import statistics
-from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from helpers import fault_bot
 
-from league.conftest import cli
+from league.conftest import cli, replay_move_times
 
 
 def slow_bot(folder: Path, seconds: float) -> Path:
@@ -38,13 +37,7 @@ def test_each_bots_move_times_time_outs_and_start_up_everywhere(
     assert "move ms med/p99/max" in done.stdout and "t/o per 10k" in done.stdout
 
     # the exact figures, from the replays' ms
-    times: dict[str, list[float]] = defaultdict(list)
-    for replay in (out / "replays").iterdir():
-        records = [json.loads(line) for line in replay.read_text().splitlines()]
-        names = [p["name"] for p in records[0]["players"]]
-        for record in records:
-            if record["type"] == "action" and "ms" in record and not record.get("forced"):
-                times[names[record["seat"]]].append(record["ms"])
+    times = replay_move_times(out)
 
     data = json.loads(cli("ratings", out, "--format", "json").stdout)
     timing = {bot["name"]: bot["timing"] for bot in data["bots"]}

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections import defaultdict
 from pathlib import Path
 
 from helpers import REPO
 
-from league.conftest import cli
+from league.conftest import cli, replay_move_times
 
 
 def ll_bot(root: Path, name: str, hang_at: int | None = None) -> Path:
@@ -35,13 +34,7 @@ def test_a_simultaneous_games_moves_and_time_outs_are_counted_for_every_bot(tmp_
     args = ["--game", "llama-llama", "-n", "3", "--move-time", "0.5", "--out", out, "--sandbox", "none"]
     cli("match", *bots, *args, timeout=180)
 
-    times: dict[str, list[float]] = defaultdict(list)
-    for replay in (out / "replays").iterdir():
-        records = [json.loads(line) for line in replay.read_text().splitlines()]
-        names = [p["name"] for p in records[0]["players"]]
-        for record in records:
-            if record["type"] == "action" and "ms" in record and not record.get("forced"):
-                times[names[record["seat"]]].append(record["ms"])
+    times = replay_move_times(out)
 
     timing = {bot["name"]: bot["timing"] for bot in json.loads(cli("ratings", out, "--format", "json").stdout)["bots"]}
     for name in ("a", "b", "slowpoke"):
