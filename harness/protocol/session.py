@@ -210,9 +210,10 @@ class BotSession:
                     written = os.write(fd, data)
                 except OSError:
                     written = 0
-            if written != len(data):
+            size = len(data)
+            if written != size:
                 self._send_line(data[written:] if written else data, deadline)
-            self._after_end += len(data)
+            self._after_end += size
             self._notices = self.since
             reader = self._reader
             try:

@@ -264,7 +264,7 @@ class LlamaState:
         public.append(event)
         self.cursor[seat] = len(public)
         self.last_actor = seat
-        if not hand or all(self.quit):
+        if not hand or (kind is not _PLAY and kind is not _DRAW and all(self.quit)):  # only a quit ends it so
             return self._end_round(seat, record)
         # the next seat that has not quit (one has: else the round would have ended)
         quit, players, other = self.quit, self.players, seat
@@ -302,8 +302,22 @@ class LlamaState:
         }
 
     def _round_notices(self) -> list[tuple[int, dict[str, Any]]]:
+        # round_start_notice() with its type first, built in one go for every seat
+        stock, seats, first = len(self.stock), self._seats, self.starter
         return [
-            (seat, {"type": "round_start", **self.round_start_notice(seat)}) for seat in range(self.players)
+            (
+                seat,
+                {
+                    "type": "round_start",
+                    "round": self.round,
+                    "hand": self._sorted[seat],
+                    "discard": self.discard,
+                    "stock": stock,
+                    "players": seats,
+                    "first": first,
+                },
+            )
+            for seat in range(self.players)
         ]
 
     def _end_round(self, ender: int, action: dict[str, Any]) -> Outcome:
