@@ -137,11 +137,6 @@ class BotPlayer:
         self.timing.move(elapsed)  # the time the replay records as ``ms``
         return reply, elapsed
 
-    def ask(self, turn: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        """:meth:`send_turn` then :meth:`receive`, in one call (the referee's inner loop)."""
-        assert self.session is not None  # begin() succeeded, else the seat is forced
-        return self.session.ask(turn)  # which counts the time (the replay's ``ms``) in self.timing
-
     def faulted(self) -> str:
         """Stop the process after a fault (it restarts at the next game); return its stderr tail."""
         tail = ""
