@@ -197,12 +197,8 @@ def play_game(
                     # turn_message(), inlined
                     reply, elapsed = asks[seat]({"type": "turn", "id": 0, "game": game_no, **turn_of(seat)})
                     action = parse(seat, reply)
-                except BotFault as err:
-                    table.fault(seat, err)
-                except InvalidReply as err:
-                    table.fault(seat, invalid_reply(reply, str(err)))
-                except IllegalAction as err:
-                    table.fault(seat, err)
+                except (BotFault, InvalidReply, IllegalAction) as err:
+                    _record_fault(table, seat, reply, err)
                 if action is None:
                     elapsed = None
             if action is None:
@@ -285,17 +281,14 @@ def _together(
 
 
 def _asker(player: Player) -> Callable[[dict[str, Any]], tuple[dict[str, Any], float]]:
-    """``player.ask`` (a turn and its reply in one call) where it has one, else send then receive.
+    """How to ask ``player`` for a move: a turn and its reply in one call.
 
-    A bot process's own session is asked directly (one layer less in the inner loop)
-    when it counts the bot's timing itself.
+    A bot process's own session is asked directly (``BotSession.ask``, which counts the
+    bot's timing itself); any other player is sent the turn, then asked for the reply.
     """
     session = getattr(player, "session", None)
     if isinstance(session, BotSession) and session.timing is not None:
         return session.ask
-    ask = getattr(player, "ask", None)
-    if ask is not None:
-        return ask  # type: ignore[no-any-return]
 
     def send_receive(turn: dict[str, Any]) -> tuple[dict[str, Any], float]:
         player.send_turn(turn)
@@ -312,11 +305,14 @@ def _parse(state: GameState, table: _Table, seat: int, result: Result) -> tuple[
     reply, elapsed = result
     try:
         return state.parse_action(seat, reply), elapsed
-    except InvalidReply as err:
-        table.fault(seat, invalid_reply(reply, str(err)))
-    except IllegalAction as err:
-        table.fault(seat, err)
+    except (InvalidReply, IllegalAction) as err:
+        _record_fault(table, seat, reply, err)
     return None, None
+
+
+def _record_fault(table: _Table, seat: int, reply: Any, err: BotFault | InvalidReply | IllegalAction) -> None:
+    """Record a seat's fault: its bot's, or a reply the game refused (malformed, or illegal now)."""
+    table.fault(seat, invalid_reply(reply, str(err)) if isinstance(err, InvalidReply) else err)
 
 
 def _collect(players: Sequence[Player]) -> list[Result]:

@@ -95,6 +95,28 @@ def test_a_replay_appears_only_when_complete(tmp_path: Path, monkeypatch: pytest
     assert no_bot_processes_left(bots)
 
 
+def test_held_replays_are_written_by_a_flush_or_a_clean_exit_and_never_after_an_error(tmp_path: Path) -> None:
+    """A league job's table holds its replays: none is on disk before the job ends well."""
+    bots = tmp_path / "bots"
+    specs = [load_bot(random_bot(bots, "r1")), load_bot(random_bot(bots, "r2"))]
+    out = tmp_path / "replays"
+    with time_limit(60), Table(specs, settings(tmp_path), games=3, hold_replays=True) as table:
+        table.play(1, ["r1", "r2"], 1, out / "g1.jsonl")
+        assert not out.exists()  # held
+        table.flush()
+        assert [p.name for p in out.iterdir()] == ["g1.jsonl"]
+        assert verify(read_replay(out / "g1.jsonl")) is None
+        table.play(2, ["r2", "r1"], 2, out / "g2.jsonl")
+        assert not (out / "g2.jsonl").exists()
+    assert (out / "g2.jsonl").exists()  # a clean exit writes what is held
+
+    with pytest.raises(KeyboardInterrupt), time_limit(60), Table(specs, settings(tmp_path), 1, hold_replays=True) as table:
+        table.play(3, ["r1", "r2"], 3, out / "g3.jsonl")
+        raise KeyboardInterrupt  # the job is cut short: its results are not recorded, nor its replays
+    assert sorted(p.name for p in out.iterdir()) == ["g1.jsonl", "g2.jsonl"]
+    assert no_bot_processes_left(bots)
+
+
 def test_run_match_writes_a_summary_and_one_replay_per_game(tmp_path: Path) -> None:
     bots = tmp_path / "bots"
     specs = tuple(load_bot(random_bot(bots, f"r{i}")) for i in range(3))

@@ -143,9 +143,9 @@ def run_job(task: JobTask) -> JobOutcome:
                 )
             )
         timing = tuple((name, player.timing) for name, player in table.players.items())
-        table.flush()  # the job's replays, held until now
-    # the replays reach the disk before the league records the job as done (one sync a
-    # job, not an fsync a game: that cost more than the rest of the referee's work)
+    # leaving the with block wrote the job's replays (held until then); they reach the disk
+    # before the league records the job as done (one sync a job, not an fsync a game:
+    # that cost more than the rest of the referee's work)
     sync_filesystem(league)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return JobOutcome(task.job.job_id, tuple(rows), rss, timing, tuple(kept))

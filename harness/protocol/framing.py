@@ -53,18 +53,12 @@ class LineReader:
                 raise BotTimeout("no reply before the deadline")
             events = self._poll.poll(left * 1000.0 + 0.5)
             if len(events) == 1 and events[0][0] == self.fd:
-                chunk: bytes | None
-                try:
-                    chunk = os.read(self.fd, _READ_SIZE)  # _read(), inlined
-                except OSError:
-                    chunk = self._read()  # words it (a read that would block is nothing)
-                if chunk:
+                chunk = self._read()
+                if chunk is not None:
                     end = chunk.find(b"\n")
                     if end == len(chunk) - 1 and end <= self.limit:
                         return chunk[:end]
                     self._buf += chunk
-                elif chunk is not None:
-                    self._eof = True
             else:  # stderr, or nothing yet: the general way
                 self._handle(events)
         while True:

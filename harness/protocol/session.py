@@ -118,10 +118,7 @@ class BotSession:
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that expects no reply."""
-        try:
-            data = FAST(message, option=NEWLINE)  # encode(), inlined
-        except TypeError:
-            data = slow_line(message)
+        data = encode(message)
         self._send_line(data, None)
         kind = message.get("type")
         self.since.append(str(kind))
@@ -153,10 +150,7 @@ class BotSession:
         turn["id"] = self.last_id
         self.started = start = time.monotonic()
         self.deadline = start + self.move
-        try:
-            data = FAST(turn, option=NEWLINE)  # encode(), inlined
-        except TypeError:
-            data = slow_line(turn)
+        data = encode(turn)
         self._send_line(data, self.deadline)
         self._after_end += len(data)
         self._notices = self.since  # cleared once the turn is answered
@@ -250,8 +244,7 @@ class BotSession:
 
     def _received(self, result: tuple[dict[str, Any], float]) -> tuple[dict[str, Any], float]:
         """A reply that came the general way, its time counted."""
-        if self.timing is not None:
-            self.timing.moves.add(result[1] * 1000.0)
+        self.count(result)
         return result
 
     def read_line(self) -> bytes:

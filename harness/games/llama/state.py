@@ -302,22 +302,8 @@ class LlamaState:
         }
 
     def _round_notices(self) -> list[tuple[int, dict[str, Any]]]:
-        # round_start_notice() with its type first, built in one go for every seat
-        stock, seats, first = len(self.stock), self._seats, self.starter
         return [
-            (
-                seat,
-                {
-                    "type": "round_start",
-                    "round": self.round,
-                    "hand": self._sorted[seat],
-                    "discard": self.discard,
-                    "stock": stock,
-                    "players": seats,
-                    "first": first,
-                },
-            )
-            for seat in range(self.players)
+            (seat, {"type": "round_start", **self.round_start_notice(seat)}) for seat in range(self.players)
         ]
 
     def _end_round(self, ender: int, action: dict[str, Any]) -> Outcome:
