@@ -9,7 +9,8 @@ decide at once at every step):
    match of minimal bots (first legal action), in order.
 2. Timed, alternating R times: the harness playing the same match (validation, rules,
    replay writing, timing), and a baseline loop that writes the same messages through
-   pipes to the same kind of bot processes and reads each reply, with no validation
+   pipes to the same kind of bot processes, started as the harness starts them (own
+   session, the harness's bot environment), and reads each reply, with no validation
    (for a simultaneous step it writes the four turns, then reads the four replies).
    Both run pinned to the same core (a pipe round trip costs ~6 µs on one core and
    33-46 µs across cores here).
@@ -32,6 +33,7 @@ import time
 from pathlib import Path
 
 from harness.bots.manifest import load_bot
+from harness.bots.process import bot_environment
 from harness.games import get_game
 from harness.match import Clock, Table, TableSettings, seating_for
 from harness.protocol import session as session_module
@@ -151,8 +153,17 @@ def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]], togethe
     procs = {}
     for folder in folders:
         name = folder.name
+        home = folder.parent / f"{name}-home"
+        home.mkdir(exist_ok=True)
+        # started as the harness starts a bot: its own session, the environment it gives
+        # bots (not this shell's: PYTHONUNBUFFERED, say, would change the bot's output path)
         procs[name] = subprocess.Popen(
-            [sys.executable, "bot.py"], cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            [sys.executable, "bot.py"],
+            cwd=folder,
+            env=bot_environment(load_bot(folder), home),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
         )
     hello = b'{"type":"hello","protocol":1}\n'
     for proc in procs.values():
