@@ -79,10 +79,10 @@ class LeaksAHand(LlamaLlamaState):
 
 
 class LeaksAFaceDownGoal(LlamaLlamaState):
-    def view(self, seat: int) -> dict[str, Any]:
-        body = super().view(seat)
+    def _view(self, seat: int, into: dict[str, Any]) -> dict[str, Any]:  # under view() and turn()
+        body = super()._view(seat, into)
         if self.displays and self.revealed < 4:
-            body["displays"][3]["goal"] = self.displays[3]
+            body["displays"] = [*body["displays"][:3], {**body["displays"][3], "goal": self.displays[3]}]
         return body
 
 

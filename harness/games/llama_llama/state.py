@@ -50,6 +50,9 @@ class Action:
         return f"pass {list(self.cards)}"
 
 
+_STEP_CACHES = frozenset({"_legal", "_wires", "_combos", "_checked", "_public"})
+_INTS = frozenset({int})
+
 def _card_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -85,6 +88,9 @@ class LlamaLlamaState:
         # needs only the latter: up to 35 passes a seat, so neither is built before it is asked)
         self._legal: dict[int, list[Action]] = {}
         self._wires: dict[int, list[dict[str, object]]] = {}
+        self._combos: dict[int, frozenset[tuple[int, ...]]] = {}  # the legal cards, as sorted tuples
+        self._checked: dict[int, Action] = {}  # what parse_action found legal this step, by seat
+        self._public: tuple[list[Any], ...] | None = None  # what every seat sees alike, this step
 
     # -- the interface ------------------------------------------------------------------
 
@@ -110,7 +116,8 @@ class LlamaLlamaState:
         """Every legal choice of ``seat``: a goal (8), or each set of k cards to pass (C(7,k))."""
         found = self._legal.get(seat)
         if found is None:
-            found = self._legal[seat] = [Action(kind, cards) for kind, cards in self._choices(seat)]
+            phase = self.phase
+            found = self._legal[seat] = [Action(phase, cards) for cards in self._choices(seat)]
         return found
 
     def _legal_wire(self, seat: int) -> list[dict[str, object]]:
@@ -118,20 +125,23 @@ class LlamaLlamaState:
         found = self._wires.get(seat)
         if found is None:
             choices = self._choices(seat)
-            if self.phase == GOAL:
-                found = [{"action": GOAL, "card": cards[0]} for _, cards in choices]
+            phase = self.phase
+            if phase == GOAL:
+                found = [{"action": GOAL, "card": cards[0]} for cards in choices]
             else:
-                found = [{"action": PASS, "cards": list(cards)} for _, cards in choices]
+                found = [{"action": PASS, "cards": list(cards)} for cards in choices]
             self._wires[seat] = found
+            self._combos[seat] = frozenset(choices)
         return found
 
-    def _choices(self, seat: int) -> list[tuple[str, tuple[int, ...]]]:
+    def _choices(self, seat: int) -> list[tuple[int, ...]]:
+        """The cards of each legal choice of ``seat`` now (a goal: one card), ascending."""
         if self.over or not 0 <= seat < self.players:
             return []
         hand = canonical(self.hands[seat])
         if self.phase == GOAL:
-            return [(GOAL, (card,)) for card in hand]
-        return [(PASS, combo) for combo in combinations(hand, self.pass_count)]
+            return [(card,) for card in hand]
+        return list(combinations(hand, self.pass_count))
 
     def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Action:
         """A reply's ``action`` and ``card``/``cards`` as an Action.
@@ -140,6 +150,17 @@ class LlamaLlamaState:
         choice the rules forbid now. Other keys are ignored.
         """
         kind = reply.get("action")
+        combos = self._combos.get(seat)  # known once the seat's turn was built
+        if combos is not None and kind == self.phase:  # the common case: a legal choice, well formed
+            named = reply.get("card" if kind == GOAL else "cards")
+            try:
+                cards = (named,) if kind == GOAL else tuple(sorted(named)) if type(named) is list else None
+                legal = cards in combos
+            except TypeError:  # unorderable or unhashable: the long way says what is wrong
+                legal = False
+            if legal and _INTS.issuperset(map(type, cards)):  # type: ignore[arg-type] # not a bool or a float
+                self._checked[seat] = action = Action(kind, cards)  # type: ignore[arg-type]
+                return action
         if kind == GOAL:
             card = reply.get("card")
             if not _card_id(card):
@@ -155,6 +176,7 @@ class LlamaLlamaState:
         problem = self._problem(seat, action)
         if problem:
             raise IllegalAction(problem)
+        self._checked[seat] = action  # apply need not check it again
         return action
 
     def forced_action(self, seat: int) -> Action:
@@ -174,12 +196,15 @@ class LlamaLlamaState:
             raise IllegalAction("the game is over")
         if len(actions) != len(acting):
             raise IllegalAction(f"{len(actions)} actions for {len(acting)} acting seats")
+        checked = self._checked
         for seat, action in zip(acting, actions, strict=True):
+            if checked.get(seat) is action:  # the very object parse_action found legal
+                continue
             problem = self._problem(seat, action)
             if problem:
                 raise IllegalAction(f"seat {seat}: {problem}")
         out = Outcome(actions=[action.wire() for action in actions])
-        self._legal, self._wires = {}, {}
+        self._new_step()
         if self.phase == GOAL:
             self._choose_goals(actions, out)
         else:
@@ -188,25 +213,52 @@ class LlamaLlamaState:
         return out
 
     def view(self, seat: int) -> dict[str, Any]:
-        """Everything ``seat`` may see now and nothing more: never another hand or a hidden goal."""
-        passing = self.phase == PASS
-        return {
-            "round": self.round,
-            "phase": self.phase,
-            "display": self.revealed if passing else None,
-            "count": self.pass_count if passing else None,
-            "hand": canonical(self.hands[seat]),
-            "goal": self.goal[seat],
-            "goal_display": self.known[seat],
-            "displays": [self._display_view(d) for d in range(1, HOLDERS + 1)],
-            "ring": [holder if holder < self.players else None for holder in self.ring],
-            "scores": list(self.scores),
-            "round_scores": [list(scores) for scores in self.round_scores],
-        }
+        """Everything ``seat`` may see now and nothing more: never another hand or a hidden goal.
+
+        The public lists (displays, ring, scores) are shared by every seat's view of a
+        step: do not mutate them.
+        """
+        return self._view(seat, {})
 
     def turn(self, seat: int) -> dict[str, Any]:
         """The body of ``seat``'s turn: its view and its legal actions."""
-        return {"seat": seat, **self.view(seat), "legal": self._legal_wire(seat)}
+        body = self._view(seat, {"seat": seat})
+        body["legal"] = self._legal_wire(seat)
+        return body
+
+    def _view(self, seat: int, into: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`view`'s fields, added to ``into`` in their order."""
+        passing = self.phase == PASS
+        public = self._public
+        if public is None:  # built once a step, whoever asks first
+            public = self._public = (
+                [self._display_view(d) for d in range(1, HOLDERS + 1)],
+                [holder if holder < self.players else None for holder in self.ring],
+                list(self.scores),
+                [list(scores) for scores in self.round_scores],
+            )
+        into["round"] = self.round
+        into["phase"] = self.phase
+        into["display"] = self.revealed if passing else None
+        into["count"] = self.pass_count if passing else None
+        into["hand"] = canonical(self.hands[seat])
+        into["goal"] = self.goal[seat]
+        into["goal_display"] = self.known[seat]
+        into["displays"], into["ring"], into["scores"], into["round_scores"] = public
+        return into
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state without what is worked out per step (a copy, or a fingerprint, is the game itself)."""
+        return {key: value for key, value in self.__dict__.items() if key not in _STEP_CACHES}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._new_step()
+
+    def _new_step(self) -> None:
+        """Forget what was worked out for the step just applied (legal choices, the public view)."""
+        self._legal, self._wires, self._combos, self._checked = {}, {}, {}, {}
+        self._public = None
 
     # -- the steps of a round -------------------------------------------------------------
 
@@ -246,7 +298,7 @@ class LlamaLlamaState:
         self.known = [None] * self.players
         self.displays = []
         self.revealed = 0
-        self._legal, self._wires = {}, {}
+        self._new_step()
         out.records.append(
             {
                 "type": "round_start",
@@ -256,7 +308,7 @@ class LlamaLlamaState:
             }
         )
         for seat in range(self.players):
-            out.notices.append((seat, {"type": "round_start", **self.view(seat)}))
+            out.notices.append((seat, self._view(seat, {"type": "round_start"})))
 
     def _choose_goals(self, actions: Sequence[Action], out: Outcome) -> None:
         chosen = [0] * HOLDERS
