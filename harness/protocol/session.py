@@ -118,7 +118,10 @@ class BotSession:
 
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that expects no reply."""
-        data = encode(message)
+        try:
+            data = FAST(message, option=NEWLINE)  # encode(), inlined: a simultaneous step sends ~9
+        except TypeError:
+            data = slow_line(message)
         self._send_line(data, None)
         kind = message.get("type")
         self.since.append(str(kind))
@@ -421,8 +424,11 @@ def gather(sessions: Sequence[BotSession]) -> list[Result]:
         for fd in reader.side():
             owner[fd] = index
             poll.register(fd, _IN)
+    # settled at first: what is buffered already; then, after each poll, only the bots
+    # that wrote (or whose deadline passed): a step is asked of up to four bots at once
+    due = [index for index in pending if readers[index].ready()]  # type: ignore[union-attr]
     while pending:
-        for index in list(pending):
+        for index in due:
             reader = readers[index]
             assert reader is not None
             result = _settle(sessions[index], reader)
@@ -433,17 +439,21 @@ def gather(sessions: Sequence[BotSession]) -> list[Result]:
         if not pending:
             break
         left = min(sessions[index].deadline for index in pending) - time.monotonic()
+        due = []
         for fd, event in poll.poll(max(left, 0.0) * 1000.0 + 0.5):
             index = owner[fd]
             reader = readers[index]
             assert reader is not None
             if fd == reader.fd:
                 reader.fill()
+                due.append(index)
                 continue
             drain = reader.side().get(fd)
             if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
                 poll.unregister(fd)
                 reader.drop_side(fd)
+        now = time.monotonic()
+        due.extend(index for index in pending if index not in due and now >= sessions[index].deadline)
     done = [result for result in results if result is not None]
     for session, result in zip(sessions, done, strict=True):
         session.count(result)
