@@ -229,6 +229,8 @@ def measure(root: Path, name: str, games: int, repeats: int, core: int) -> float
         seconds, decisions = baseline(folders, script, together)
         base_runs.append(seconds / decisions)
     h, b = statistics.median(harness_runs), statistics.median(base_runs)
+    # each run beside the baseline run next to it: how far the ratio moves from run to run
+    pairs = sorted(x / y for x, y in zip(harness_runs, base_runs, strict=True))
     print(
         f"  harness:  {h * 1e6:7.1f} µs per decision (median of {repeats}; "
         f"min {min(harness_runs) * 1e6:.1f})"
@@ -237,6 +239,7 @@ def measure(root: Path, name: str, games: int, repeats: int, core: int) -> float
         f"  baseline: {b * 1e6:7.1f} µs per decision (median of {repeats}; "
         f"min {min(base_runs) * 1e6:.1f})"
     )
+    print(f"  ratio of each run to the baseline beside it: {pairs[0]:.2f}-{pairs[-1]:.2f}")
     return h / b
 
 
