@@ -178,31 +178,45 @@ def league(
 
 
 def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, confidence: float) -> None:
-    """``league --until-decided``: see harness.league.decided."""
+    """``league --until-decided``: see harness.league.decided (the same command resumes it)."""
+    from harness.commands.running import stopped
     from harness.league.decided import run_until_decided
+    from harness.league.interrupts import Interrupted
     from harness.league.progress import Progress
     from harness.league.runner import JobOutcome
     from harness.league.standings import render
+    from harness.league.store import Store
 
     if cluster is not None:
         raise HarnessError("--until-decided runs on local workers only (no --cluster)")
     if not config.duplicate:
         raise HarnessError("--until-decided needs duplicate deals (no --no-duplicate)")
-    progress = Progress(sys.stderr, config.games, 0)
-    click.echo(f"league until decided: {len(config.bots)} bots, at most {config.games} games", err=True)
+    progress: Progress | None = None
+
+    def started(store: Store) -> None:
+        nonlocal progress
+        done = store.counts()[0]
+        progress = Progress(sys.stderr, config.games, done)
+        resumed = f", {done} already played" if done else ""
+        click.echo(f"league until decided: {len(config.bots)} bots, at most {config.games} games{resumed}", err=True)
 
     def listener(outcome: JobOutcome) -> None:
-        progress.update(outcome.games)
+        if progress is not None:
+            progress.update(outcome.games)
 
     began = time.monotonic()
     try:
-        run, ranking = run_until_decided(config, out, confidence=confidence, listener=listener, force=force)
-    except KeyboardInterrupt:
-        raise HarnessError(f"interrupted; the games so far are in {out} (a league until decided starts over)") from None
-    finally:
-        progress.finish()
+        try:
+            run, ranking = run_until_decided(
+                config, out, confidence=confidence, listener=listener, force=force, started=started
+            )
+        finally:
+            if progress is not None:
+                progress.finish()
+    except Interrupted as stop:
+        stopped(config, out, stop, lambda folder: click.echo(render(folder, "table"), nl=False))
     verdict = "decided" if ranking.done() else "not decided within --games"
-    click.echo(f"{run.played} games played in {time.monotonic() - began:.1f} s: {verdict}", err=True)
+    click.echo(f"{run.played} games played in {time.monotonic() - began:.1f} s ({run.recorded} in all): {verdict}", err=True)
     click.echo(render(run.folder, "table"), nl=False)
     from harness.html.report import write_report
 

@@ -94,7 +94,7 @@ def match(
     first bot is stronger than the second by ELO1 (H1) or by ELO0 at most (H0).
     """
     if sprt is not None:
-        sprt_match(bots, sprt, alpha, beta, games, seed, out, sandbox, jobs, move_time, startup_time, rules)
+        sprt_match(bots, sprt, alpha, beta, games, seed, out, sandbox, jobs, move_time, startup_time, rules, force)
         return
     games = 10 if games is None else games
     from harness.commands.running import run_with_progress

@@ -57,7 +57,9 @@ def run_with_progress(
         raise AssertionError("unreachable") from None
 
 
-def stopped(config: LeagueConfig, out: Path, stop: Interrupted, standings: Callable[[Path], None]) -> NoReturn:
+def stopped(
+    config: LeagueConfig, out: Path, stop: Interrupted, standings: Callable[[Path], None], kind: str | None = None
+) -> NoReturn:
     """Say how far the run got, print the standings so far, and exit 128 + the signal."""
     folder = out.resolve()
     done = total = 0
@@ -65,7 +67,7 @@ def stopped(config: LeagueConfig, out: Path, stop: Interrupted, standings: Calla
         with Store.open_league(folder) as store:
             done, total = store.counts()
     click.echo(
-        f"{config.kind} interrupted by {stop.name}: {done} of {total} games recorded; "
+        f"{kind or config.kind} interrupted by {stop.name}: {done} of {total} games recorded; "
         "run the same command to resume",
         err=True,
     )

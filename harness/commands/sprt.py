@@ -71,13 +71,20 @@ def sprt_match(
     move_time: float | None,
     startup_time: float | None,
     rules: dict[str, Any],
+    force: bool = False,
 ) -> None:
-    """Run the test, print its verdict and write ``summary.json`` (``sprt``) into ``out``."""
+    """Run the test, print its verdict and write ``summary.json`` (``sprt``) into ``out``.
+
+    The same command on ``out`` holding this test cut short resumes it; ``force`` starts over.
+    """
     from harness.bots.manifest import load_bot
+    from harness.commands.running import stopped
     from harness.games import DEFAULT_GAME, get_game
     from harness.league.config import LeagueConfig, default_jobs, entrants
+    from harness.league.interrupts import Interrupted
     from harness.league.schedule import group_size
     from harness.league.sprt_run import run_sprt
+    from harness.league.standings import render
     from harness.limits import merge_limits
     from harness.seeds import seed_secret, seed_warning
 
@@ -133,8 +140,16 @@ def sprt_match(
             click.echo(f"{len(test.scores)} groups, {test.games} games, LLR {test.llr:+.2f}", err=True, nl=False)
             click.echo(end, err=True, nl=False)
 
+    def opened(store: Any) -> None:
+        done = store.counts()[0]
+        if done:
+            click.echo(f"sprt: resumed, {done} games already played", err=True)
+
     secret = None if seed is None else seed_secret(seed)
-    result = run_sprt(config, out, bounds, budget, listener, secret)
+    try:
+        result = run_sprt(config, out, bounds, budget, listener, secret, started=opened, force=force)
+    except Interrupted as stop:
+        stopped(config, out, stop, lambda folder: click.echo(render(folder, "table"), nl=False), kind="sprt match")
     summary = result.summary()
     elapsed = time.monotonic() - started
     interval: Any = summary["elo_ci95"]

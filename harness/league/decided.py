@@ -25,8 +25,8 @@ from pathlib import Path
 from harness.league.config import LeagueConfig
 from harness.league.runner import JobOutcome
 from harness.league.schedule import EXHAUSTIVE_LIMIT, group_size, iter_tables
-from harness.league.store import GameRow, Store
-from harness.league.until import SequentialRun, run_sequential
+from harness.league.store import Store
+from harness.league.until import Played, SequentialRun, run_sequential
 from harness.ratings import GameResult, fit_elo
 from harness.ratings.decide import Ranking
 
@@ -84,6 +84,15 @@ class TablePicker:
         self.played.update(table)
         return table
 
+    def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
+        """Count the tables of a run cut short; the choices after it are drawn afresh."""
+        for table in tables:
+            self.groups[tuple(sorted(table))] += 1
+            self.played.update(table)
+        self._rng = random.Random(f"league:{self.seed}:adaptive:{len(tables)}")
+        for _ in range(math.ceil(len(tables) / GROUPS_PER_BATCH)):  # a balanced pick makes a batch
+            next(self._balanced)
+
 
 @dataclass
 class DecidedController:
@@ -117,7 +126,11 @@ class DecidedController:
         self.scheduled += count * self.size
         return [order] * count
 
-    def group_done(self, group: Sequence[GameRow]) -> None:
+    def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
+        self.scheduled += len(tables) * self.size
+        self.picker.resume(tables)
+
+    def group_done(self, group: Sequence[Played]) -> None:
         if self.stopped:
             return
         cluster = f"d{self.finished_groups}"
@@ -145,19 +158,25 @@ def run_until_decided(
     adaptive: bool = True,
     listener: Callable[[JobOutcome], None] | None = None,
     force: bool = False,
+    started: Callable[[Store], None] | None = None,
 ) -> tuple[SequentialRun, Ranking]:
-    """Play ``config``'s bots until decided or ``config.games``; record the decisions in the store."""
+    """Play ``config``'s bots until decided or ``config.games``; record the decisions in the store.
+
+    ``started`` is called with the store once it is open (a resumed run's games are in it).
+    """
     names = tuple(config.names)
     ranking = Ranking(names, config.games, confidence)
     picker = TablePicker(names, config.table_size, config.seed if isinstance(config.seed, int) else 0, adaptive)
     controller = DecidedController(ranking, picker, config.games)
 
-    def started(store: Store) -> None:
+    def opened(store: Store) -> None:
         controller.publish = lambda r: store.set_meta(DECISIONS, r.to_dict())
-        store.set_meta(DECISIONS, ranking.to_dict())
+        store.set_meta(DECISIONS, ranking.to_dict())  # a resume looks again at the groups so far
+        if started is not None:
+            started(store)
 
     identity = {**config.identity(), "until_decided": {"confidence": confidence, "adaptive": adaptive}}
     run = run_sequential(
-        config, folder, controller, identity=identity, listener=listener, started=started, force=force
+        config, folder, controller, identity=identity, listener=listener, started=opened, force=force
     )
     return run, ranking

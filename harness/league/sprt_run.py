@@ -15,8 +15,8 @@ from pathlib import Path
 from harness.league.config import LeagueConfig
 from harness.league.runner import JobOutcome
 from harness.league.schedule import group_size
-from harness.league.store import GameRow
-from harness.league.until import SequentialRun, pair_score, run_sequential
+from harness.league.store import Store
+from harness.league.until import Played, SequentialRun, pair_score, run_sequential
 from harness.ratings.sprt import Bounds, Sprt
 
 # Groups per batch: one job per seating plays this many groups (fresh processes per job).
@@ -43,11 +43,14 @@ class SprtController:
         self.scheduled += count * size
         return [self.order] * count
 
-    def group_done(self, group: Sequence[GameRow]) -> None:
+    def group_done(self, group: Sequence[Played]) -> None:
         if self.verdict is not None:
             return  # played after the stop: recorded, not counted
         self.test.add(pair_score(group, self.order[0], self.order[1]), len(group))
         self.verdict = self.test.verdict()
+
+    def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
+        self.scheduled += len(tables) * group_size(len(self.order))
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,7 @@ class SprtResult:
     test: Sprt
 
     def summary(self) -> dict[str, object]:
-        return {**self.test.to_dict(), "games_played": self.run.played}
+        return {**self.test.to_dict(), "games_played": self.run.recorded}  # with a resumed run's
 
 
 def run_sprt(
@@ -66,8 +69,13 @@ def run_sprt(
     max_games: int,
     listener: Callable[[JobOutcome, Sprt], None] | None = None,
     secret: str | None = None,
+    started: Callable[[Store], None] | None = None,
+    force: bool = False,
 ) -> SprtResult:
-    """Test config.bots[0] (A) against config.bots[1] (B), the rest of config.bots at the table."""
+    """Test config.bots[0] (A) against config.bots[1] (B), the rest of config.bots at the table.
+
+    The same call on a folder holding this test cut short resumes it (see harness.league.until).
+    """
     order = tuple(bot.name for bot in config.bots)
     controller = SprtController(order, Sprt(bounds), max_games)
     identity = {**config.identity(), "sprt": [bounds.elo0, bounds.elo1, bounds.alpha, bounds.beta]}
@@ -76,5 +84,7 @@ def run_sprt(
         if listener is not None:
             listener(outcome, controller.test)
 
-    run = run_sequential(config, folder, controller, identity=identity, listener=heard, secret=secret)
+    run = run_sequential(
+        config, folder, controller, identity=identity, listener=heard, secret=secret, started=started, force=force
+    )
     return SprtResult(run, controller.test)

@@ -352,6 +352,11 @@ class Store:
                 yield Job(job_id, tuple(json.loads(bots)), tuple(games[job_id]))
             last = heads[-1][0]
 
+    def scheduled_games(self) -> list[ScheduledGame]:
+        """Every game scheduled so far, finished or not, in game order."""
+        rows = self._query("SELECT game_id, seating, seed, cluster FROM games ORDER BY game_id")
+        return [ScheduledGame(game_id, tuple(json.loads(seating)), seed, cluster) for game_id, seating, seed, cluster in rows]
+
     def games_in(self, job_ids: Sequence[int]) -> int:
         """How many games the jobs ``job_ids`` hold."""
         marks = ",".join("?" * len(job_ids))

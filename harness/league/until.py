@@ -6,36 +6,56 @@ once all of its games are recorded, in group order (so the verdict does not depe
 on which worker finished first). The games go through the same jobs, workers, store
 and replays as a fixed league: duplicate deals, every seating of a group in a job of
 its own (no bot process sees one deal twice), each job committed in one transaction.
-A sequential run always starts its folder over (its schedule depends on its results).
+An interrupted run resumes: the same command reopens its folder, hands the controller
+the groups scheduled before (their tables) and then every finished group again, in
+group order, plays the jobs that were cut short as they were stored, and goes on from
+there. The games played and the verdict so far are the same as in the run that was
+cut short; the tables chosen after the resume may differ from an uninterrupted run's
+(they depend on when groups finished, as they always do with more than one worker).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.bots.process import become_subreaper
 from harness.errors import HarnessError
 from harness.league.config import LeagueConfig
+from harness.league.interrupts import interruptible
 from harness.league.runner import (
     LOGS,
-    REPLAYS,
     JobOutcome,
     JobTask,
     _dispatch,
+    _no_strangers,
     _open_store,
     _sweep_orphans,
     open_executor,
 )
-from harness.league.schedule import ScheduledGame, batch_jobs, deal_group
-from harness.league.store import DB_NAME, GameRow, Store, locked
+from harness.league.schedule import Job, ScheduledGame, batch_jobs, deal_group
+from harness.league.store import Store, locked
 from harness.match import Clock, Wrapper, build_bot
 from harness.sandbox import hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
+
+
+class Played(Protocol):
+    """A finished game as a controller sees it (a worker's GameRow, or one read back from the store)."""
+
+    @property
+    def game_id(self) -> int: ...
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def places(self) -> tuple[int, ...]: ...
 
 
 class Controller(Protocol):
@@ -43,16 +63,24 @@ class Controller(Protocol):
         """Seating orders of the next deal groups (one table each; all of one table); [] = stop."""
         ...
 
-    def group_done(self, group: Sequence[GameRow]) -> None:
+    def group_done(self, group: Sequence[Played]) -> None:
         """A finished deal group, all its games, in game order."""
+        ...
+
+    def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
+        """The seatings of the groups scheduled before the run was cut short, in group order.
+
+        Called once, before the finished groups are handed over again with group_done.
+        """
         ...
 
 
 @dataclass(frozen=True)
 class SequentialRun:
     folder: Path
-    played: int  # games recorded
+    played: int  # games recorded by this run
     groups: int  # deal groups scheduled
+    recorded: int = 0  # games recorded in all (with those of the run it resumed)
 
 
 class _Groups:
@@ -61,7 +89,7 @@ class _Groups:
     def __init__(self) -> None:
         self.of_game: dict[int, int] = {}
         self.size: dict[int, int] = {}
-        self.rows: dict[int, list[GameRow]] = {}
+        self.rows: dict[int, list[Played]] = {}
         self.next = 0  # the next group to hand over
 
     def add_group(self, group_id: int, games: Sequence[ScheduledGame]) -> None:
@@ -70,7 +98,7 @@ class _Groups:
         for game in games:
             self.of_game[game.game_id] = group_id
 
-    def record(self, rows: Sequence[GameRow]) -> Iterator[list[GameRow]]:
+    def record(self, rows: Sequence[Played]) -> Iterator[list[Played]]:
         for row in rows:
             self.rows[self.of_game.pop(row.game_id)].append(row)
         while self.next in self.size and len(self.rows[self.next]) == self.size[self.next]:
@@ -93,28 +121,60 @@ def run_sequential(
 ) -> SequentialRun:
     """Play deal groups where ``controller`` says until it says stop; record them in ``folder``.
 
-    Raises HarnessError for a folder holding an earlier run (unless ``force``), an
-    unavailable sandbox, a failed build, or a worker that died.
+    A folder holding this very run (same identity, same bots) resumes it; with
+    ``force`` it starts over. Raises HarnessError for a folder holding another run
+    (unless ``force``), an unavailable sandbox, a failed build, or a worker that died;
+    Interrupted on SIGINT or SIGTERM, with every finished job recorded.
     """
     folder = folder.resolve()
-    if not force and ((folder / DB_NAME).exists() or (folder / REPLAYS).exists()):
-        raise HarnessError(f"{folder}: holds an earlier run; use another --out (a league also takes --force)")
     wrapper = hiding(
         resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
     )
-    with locked(folder):
-        for bot in {bot.folder: bot for bot in config.bots}.values():
+    folder.mkdir(parents=True, exist_ok=True)
+    with interruptible(), locked(folder):
+        builds = {bot.folder: bot for bot in config.bots}
+        for bot in builds.values():
             build_bot(bot, folder / LOGS, wrapper=wrapper)
-        shutil.rmtree(folder / REPLAYS, ignore_errors=True)
-        # the deals come from a secret, drawn unless an explicit seed makes it public
-        if secret is None:
-            secret = new_secret() if config.seed is None else seed_secret(config.seed)
-        with _open_store(folder, force=True) as store:
-            rows = [(b.name, str(b.folder), b.digest(), b.version) for b in config.bots]
-            store.create(identity, config.to_dict(), rows, [], secret=secret)
+        digests = {path: bot.digest() for path, bot in builds.items()}  # after the build
+        rows = [(b.name, str(b.folder), digests[b.folder], b.version) for b in config.bots]
+        with _open_store(folder, force=force) as store:
+            resumed = not force and not store.is_new()
+            if resumed:
+                problem = _another_run(store, identity, {name: digest for name, _, digest, _ in rows})
+                if problem:
+                    raise HarnessError(f"{folder}: {problem}; use another --out (a league also takes --force)")
+                secret = str(store.meta("secret"))
+            else:
+                _no_strangers(folder, force)
+                # the deals come from a secret, drawn unless an explicit seed makes it public
+                if secret is None:
+                    secret = new_secret() if config.seed is None else seed_secret(config.seed)
+                store.create(identity, config.to_dict(), rows, [], secret=secret)
             if started is not None:
                 started(store)
-            return _play(config, folder, wrapper, store, controller, listener, secret)
+            return _play(config, folder, wrapper, store, controller, listener, secret, resumed)
+
+
+def _another_run(store: Store, identity: dict[str, object], digests: dict[str, str]) -> str | None:
+    """Why the run stored in ``store`` is not this one (its identity or a bot changed), or None."""
+    old: dict[str, Any] = store.meta("identity") or {}
+    new: dict[str, Any] = json.loads(json.dumps(identity))
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return f"holds another run ({key}: {old.get(key)!r} -> {new.get(key)!r})"
+    stored = store.bot_digests()
+    for name, digest in digests.items():
+        if stored.get(name) != digest:
+            return f"holds a run of another version of bot {name!r} (its folder's files differ)"
+    return None
+
+
+def _stored_groups(store: Store) -> list[list[ScheduledGame]]:
+    """The deal groups the store has scheduled, in group order, each its games in game order."""
+    groups: dict[int, list[ScheduledGame]] = {}
+    for game in store.scheduled_games():
+        groups.setdefault(int(game.cluster.removeprefix("d")), []).append(game)
+    return [groups[index] for index in sorted(groups)]
 
 
 def _play(
@@ -125,15 +185,42 @@ def _play(
     controller: Controller,
     listener: Callable[[JobOutcome], None] | None,
     secret: str,
+    resumed: bool,
 ) -> SequentialRun:
     specs = {bot.name: bot for bot in config.bots}
     groups = _Groups()
     counters = {"group": 0, "game": 0, "job": 0}
+    cut_short: list[Job] = []
+    if resumed:  # the controller learns what was scheduled, then sees every finished group again
+        stored = _stored_groups(store)
+        for index, games in enumerate(stored):
+            groups.add_group(index, games)
+        controller.resume([games[0].seating for games in stored])
+        for done in groups.record(list(store.games())):
+            controller.group_done(done)
+        last_job, last_game = store.last_ids()
+        counters = {"group": len(stored), "game": last_game, "job": last_job + 1}
+        cut_short = list(store.iter_pending())
     temp_root = tempfile.mkdtemp(prefix="llama-league-")
 
+    def task(job: Job) -> JobTask:
+        return JobTask(
+            job=job,
+            bots=tuple(specs[name] for name in job.bots),
+            rules=dict(config.rules),
+            clock=Clock(startup=config.startup_time, move=config.move_time),
+            wrapper=wrapper,
+            sandbox=None,
+            limits=dict(config.limits),
+            league=str(folder),
+            temp_root=temp_root,
+            secret=secret,
+        )
+
     def tasks() -> Iterator[JobTask]:
-        # pulled by the dispatcher whenever a worker slot frees: the controller decides
-        # on the groups finished so far
+        yield from map(task, cut_short)  # first what an interruption cut short, as stored
+        # then pulled by the dispatcher whenever a worker slot frees: the controller
+        # decides on the groups finished so far
         while tables := controller.next_tables():
             batch = []
             for order in tables:
@@ -145,19 +232,7 @@ def _play(
             jobs = batch_jobs(counters["job"], tuple(sorted(tables[0])), batch)
             counters["job"] += len(jobs)
             store.add_jobs(jobs)
-            for job in jobs:
-                yield JobTask(
-                    job=job,
-                    bots=tuple(specs[name] for name in job.bots),
-                    rules=dict(config.rules),
-                    clock=Clock(startup=config.startup_time, move=config.move_time),
-                    wrapper=wrapper,
-                    sandbox=None,
-                    limits=dict(config.limits),
-                    league=str(folder),
-                    temp_root=temp_root,
-                    secret=secret,
-                )
+            yield from map(task, jobs)
 
     played = 0
     become_subreaper()
@@ -174,10 +249,10 @@ def _play(
     finally:
         _sweep_orphans()
         shutil.rmtree(temp_root, ignore_errors=True)
-    return SequentialRun(folder, played, counters["group"])
+    return SequentialRun(folder, played, counters["group"], store.counts()[0])
 
 
-def pair_score(group: Sequence[GameRow], a: str, b: str) -> float:
+def pair_score(group: Sequence[Played], a: str, b: str) -> float:
     """A's mean pairwise result against B over the games of a group (1 better, 1/2 tie, 0 worse)."""
     total = 0.0
     for row in group:

@@ -24,9 +24,15 @@ def test_a_decided_pair_stops_the_league_early(tmp_path: Path) -> None:
     data = json.loads(cli("ratings", out, "--format", "json").stdout)
     assert data["decisions"]["done"] is True
     assert data["decisions"]["decided"][0]["better"] == "strong"
-    # the folder holds a finished run: a second one is refused without --force
-    again = cli("league", folder, "--until-decided", "--games", "400", "--out", out, check=False)
-    assert again.returncode == 2 and "holds an earlier run" in again.stderr
+    # the same command on the finished run resumes it: nothing left to play, the same verdict
+    again = cli("league", folder, "--until-decided", "--games", "400", "--sandbox", "none", "--out", out)
+    assert f"{played} already played" in again.stderr and "0 games played" in again.stderr, again.stderr
+    assert "decided: strong > random" in again.stdout
+    assert db_rows(out, "SELECT count(*) FROM results")[0][0] == played
+    # another run in the folder is refused, in one line naming what differs
+    other = cli("league", folder, "--until-decided", "--games", "800", "--out", out, check=False)
+    assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
+    assert "holds another run (games: 400 -> 800)" in other.stderr
 
 
 def test_identical_bots_play_to_the_budget_undecided(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
