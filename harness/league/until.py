@@ -215,6 +215,8 @@ def _play(
             league=str(folder),
             temp_root=temp_root,
             secret=secret,
+            game=config.game,
+            compress=config.compress,
         )
 
     def tasks() -> Iterator[JobTask]:

@@ -63,3 +63,14 @@ def test_bad_sprt_arguments_are_one_line_errors(tmp_path: Path) -> None:
         done = cli("match", RANDOM, STRONG, *args, "--out", tmp_path / "bad", check=False)
         assert done.returncode == 2, done
         assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_an_sprt_match_plays_the_game_it_names(tmp_path: Path) -> None:
+    out = tmp_path / "m"
+    bots = [ROOT / "sample_bots" / name for name in ("llama_llama_heuristic", "llama_llama_random")]
+    cli("match", *bots, "--game", "llama-llama", "--sprt", "0,200", "--games", "12", "--sandbox", "none", "--out", out)
+    replays = sorted((out / "replays").rglob("*.jsonl"))
+    assert replays
+    for replay in replays:
+        assert json.loads(replay.read_text().splitlines()[0])["game"] == "llama-llama"
+    assert standings(out)["faults"] == []  # the bots got the game they play

@@ -49,3 +49,15 @@ def test_until_decided_refuses_a_cluster_and_plain_deals(tmp_path: Path, bots: C
     for extra, message in ((["--cluster", "tcp://127.0.0.1:1"], "--cluster"), (["--no-duplicate"], "duplicate")):
         done = cli("league", folder, "--until-decided", *extra, "--out", tmp_path / "o", check=False)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_a_league_until_decided_plays_the_game_it_names(tmp_path: Path) -> None:
+    folder = tmp_path / "bots"
+    for name in ("llama_llama_heuristic", "llama_llama_random"):
+        shutil.copytree(ROOT / "sample_bots" / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    cli("league", folder, "--game", "llama-llama", "--until-decided", "--games", "24", "--sandbox", "none", "--out", out)
+    replays = sorted((out / "replays").rglob("*.jsonl"))
+    assert replays
+    assert {json.loads(replay.read_text().splitlines()[0])["game"] for replay in replays} == {"llama-llama"}
+    assert db_rows(out, "SELECT count(*) FROM faults")[0][0] == 0
