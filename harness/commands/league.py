@@ -187,8 +187,6 @@ def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, con
     from harness.league.standings import render
     from harness.league.store import Store
 
-    if cluster is not None:
-        raise HarnessError("--until-decided runs on local workers only (no --cluster)")
     if not config.duplicate:
         raise HarnessError("--until-decided needs duplicate deals (no --no-duplicate)")
     progress: Progress | None = None
@@ -198,7 +196,11 @@ def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, con
         done = store.counts()[0]
         progress = Progress(sys.stderr, config.games, done)
         resumed = f", {done} already played" if done else ""
-        click.echo(f"league until decided: {len(config.bots)} bots, at most {config.games} games{resumed}", err=True)
+        where = f"the Dask cluster at {cluster}" if cluster else f"{config.jobs} local worker(s)"
+        click.echo(
+            f"league until decided: {len(config.bots)} bots, at most {config.games} games{resumed}, on {where}",
+            err=True,
+        )
 
     def listener(outcome: JobOutcome) -> None:
         if progress is not None:
@@ -208,7 +210,7 @@ def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, con
     try:
         try:
             run, ranking = run_until_decided(
-                config, out, confidence=confidence, listener=listener, force=force, started=started
+                config, out, confidence=confidence, listener=listener, force=force, started=started, cluster=cluster
             )
         finally:
             if progress is not None:

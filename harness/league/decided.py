@@ -159,6 +159,7 @@ def run_until_decided(
     listener: Callable[[JobOutcome], None] | None = None,
     force: bool = False,
     started: Callable[[Store], None] | None = None,
+    cluster: str | None = None,
 ) -> tuple[SequentialRun, Ranking]:
     """Play ``config``'s bots until decided or ``config.games``; record the decisions in the store.
 
@@ -177,6 +178,6 @@ def run_until_decided(
 
     identity = {**config.identity(), "until_decided": {"confidence": confidence, "adaptive": adaptive}}
     run = run_sequential(
-        config, folder, controller, identity=identity, listener=listener, started=opened, force=force
+        config, folder, controller, identity=identity, listener=listener, started=opened, force=force, cluster=cluster
     )
     return run, ranking

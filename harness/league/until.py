@@ -118,8 +118,11 @@ def run_sequential(
     secret: str | None = None,
     started: Callable[[Store], None] | None = None,
     force: bool = False,
+    cluster: str | None = None,
 ) -> SequentialRun:
     """Play deal groups where ``controller`` says until it says stop; record them in ``folder``.
+
+    The jobs run on local workers, or on the Dask cluster whose scheduler is ``cluster``.
 
     A folder holding this very run (same identity, same bots) resumes it; with
     ``force`` it starts over. Raises HarnessError for a folder holding another run
@@ -152,7 +155,7 @@ def run_sequential(
                 store.create(identity, config.to_dict(), rows, [], secret=secret)
             if started is not None:
                 started(store)
-            return _play(config, folder, wrapper, store, controller, listener, secret, resumed)
+            return _play(config, folder, wrapper, store, controller, listener, secret, resumed, cluster)
 
 
 def _another_run(store: Store, identity: dict[str, object], digests: dict[str, str]) -> str | None:
@@ -186,6 +189,7 @@ def _play(
     listener: Callable[[JobOutcome], None] | None,
     secret: str,
     resumed: bool,
+    cluster: str | None,
 ) -> SequentialRun:
     specs = {bot.name: bot for bot in config.bots}
     groups = _Groups()
@@ -201,7 +205,9 @@ def _play(
         last_job, last_game = store.last_ids()
         counters = {"group": len(stored), "game": last_game, "job": last_job + 1}
         cut_short = list(store.iter_pending())
-    temp_root = tempfile.mkdtemp(prefix="llama-league-")
+    # one parent for every bot's private temp folder (a cluster's workers use their own
+    # machine's, and resolve the sandbox themselves: their machines may differ)
+    temp_root = None if cluster else tempfile.mkdtemp(prefix="llama-league-")
 
     def task(job: Job) -> JobTask:
         return JobTask(
@@ -209,8 +215,8 @@ def _play(
             bots=tuple(specs[name] for name in job.bots),
             rules=dict(config.rules),
             clock=Clock(startup=config.startup_time, move=config.move_time),
-            wrapper=wrapper,
-            sandbox=None,
+            wrapper=None if cluster else wrapper,
+            sandbox=config.sandbox if cluster else None,
             limits=dict(config.limits),
             league=str(folder),
             temp_root=temp_root,
@@ -239,7 +245,7 @@ def _play(
     played = 0
     become_subreaper()
     try:
-        with open_executor(config.jobs, None, temp_root) as (executor, slots):
+        with open_executor(config.jobs, cluster, temp_root) as (executor, slots):
             # a small window: work beyond the verdict is wasted (it is still recorded)
             for outcome in _dispatch(executor, tasks(), slots):
                 if store.commit_job(outcome.job_id, outcome.games):
@@ -250,7 +256,8 @@ def _play(
                         listener(outcome)
     finally:
         _sweep_orphans()
-        shutil.rmtree(temp_root, ignore_errors=True)
+        if temp_root is not None:
+            shutil.rmtree(temp_root, ignore_errors=True)
     return SequentialRun(folder, played, counters["group"], store.counts()[0])
 
 

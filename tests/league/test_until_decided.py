@@ -44,11 +44,28 @@ def test_identical_bots_play_to_the_budget_undecided(tmp_path: Path, bots: Calla
     assert db_rows(out, "SELECT count(*) FROM results")[0][0] == 96  # whole groups of 6 (tables of 3)
 
 
-def test_until_decided_refuses_a_cluster_and_plain_deals(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
-    folder = bots(["a", "b"])
-    for extra, message in ((["--cluster", "tcp://127.0.0.1:1"], "--cluster"), (["--no-duplicate"], "duplicate")):
-        done = cli("league", folder, "--until-decided", *extra, "--out", tmp_path / "o", check=False)
-        assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+def test_until_decided_refuses_plain_deals(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
+    done = cli("league", bots(["a", "b"]), "--until-decided", "--no-duplicate", "--out", tmp_path / "o", check=False)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "duplicate" in done.stderr, done.stderr
+
+
+def test_a_league_until_decided_runs_on_a_dask_cluster(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    folder = tmp_path / "bots"
+    for name in ("strong", "random"):
+        shutil.copytree(ROOT / "sample_bots" / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+        done = cli(
+            "league", folder, "--until-decided", "--games", "400", "--sandbox", "none", "--out", out,
+            "--cluster", cluster.scheduler_address, timeout=300,
+        )
+    assert f"on the Dask cluster at {cluster.scheduler_address}" in done.stderr
+    assert "decided: strong > random" in done.stdout
+    played = db_rows(out, "SELECT count(*) FROM results")[0][0]
+    assert 0 < played < 400
+    assert db_rows(out, "SELECT count(*) FROM jobs WHERE done = 0")[0][0] == 0
 
 
 def test_a_league_until_decided_plays_the_game_it_names(tmp_path: Path) -> None:
