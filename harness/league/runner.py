@@ -425,6 +425,39 @@ def run_league(
         return _run(config, folder, wrapper, cluster, force, listener, started, keep_results)
 
 
+def job_task(
+    config: LeagueConfig,
+    job: Job,
+    folder: Path,
+    wrapper: Wrapper | None,
+    cluster: str | None,
+    temp_root: str | None,
+    secret: str,
+    keep_results: bool = False,
+) -> JobTask:
+    """What a worker needs to play ``job`` of ``config``'s league in ``folder``.
+
+    On a cluster the workers resolve the sandbox themselves (their machines may differ).
+    """
+    specs = {bot.name: bot for bot in config.bots}
+    return JobTask(
+        job=job,
+        bots=tuple(specs[name] for name in job.bots),
+        rules=dict(config.rules),
+        clock=Clock(startup=config.startup_time, move=config.move_time),
+        wrapper=None if cluster else wrapper,
+        sandbox=config.sandbox if cluster else None,
+        limits=dict(config.limits),
+        league=str(folder),
+        temp_root=temp_root,
+        secret=secret,
+        game=config.game,
+        kind=config.kind,
+        compress=config.compress,
+        keep_results=keep_results,
+    )
+
+
 def _run(
     config: LeagueConfig,
     folder: Path,
@@ -443,29 +476,12 @@ def _run(
         left = store.pending_jobs()
         if started is not None:
             started(store)
-        specs = {bot.name: bot for bot in config.bots}
         # one parent for every bot's private temp folder of this run (a cluster's
         # workers use their own machine's)
         temp_root = None if cluster or not left else tempfile.mkdtemp(prefix="llama-league-")
         secret = str(store.meta("secret") or "")
         tasks = (
-            JobTask(
-                job=job,
-                bots=tuple(specs[name] for name in job.bots),
-                rules=dict(config.rules),
-                clock=Clock(startup=config.startup_time, move=config.move_time),
-                wrapper=None if cluster else wrapper,
-                sandbox=config.sandbox if cluster else None,
-                limits=dict(config.limits),
-                league=str(folder),
-                temp_root=temp_root,
-                secret=secret,
-                game=config.game,
-                kind=config.kind,
-                compress=config.compress,
-                keep_results=keep_results,
-            )
-            for job in pending
+            job_task(config, job, folder, wrapper, cluster, temp_root, secret, keep_results) for job in pending
         )
         played = 0
         if left:

@@ -36,11 +36,12 @@ from harness.league.runner import (
     _no_strangers,
     _open_store,
     _sweep_orphans,
+    job_task,
     open_executor,
 )
 from harness.league.schedule import Job, ScheduledGame, batch_jobs, deal_group
 from harness.league.store import Store, locked
-from harness.match import Clock, Wrapper, build_bot
+from harness.match import Wrapper, build_bot
 from harness.sandbox import hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
 
@@ -191,7 +192,6 @@ def _play(
     resumed: bool,
     cluster: str | None,
 ) -> SequentialRun:
-    specs = {bot.name: bot for bot in config.bots}
     groups = _Groups()
     counters = {"group": 0, "game": 0, "job": 0}
     cut_short: list[Job] = []
@@ -205,25 +205,11 @@ def _play(
         last_job, last_game = store.last_ids()
         counters = {"group": len(stored), "game": last_game, "job": last_job + 1}
         cut_short = list(store.iter_pending())
-    # one parent for every bot's private temp folder (a cluster's workers use their own
-    # machine's, and resolve the sandbox themselves: their machines may differ)
+    # one parent for every bot's private temp folder (a cluster's workers use their own machine's)
     temp_root = None if cluster else tempfile.mkdtemp(prefix="llama-league-")
 
     def task(job: Job) -> JobTask:
-        return JobTask(
-            job=job,
-            bots=tuple(specs[name] for name in job.bots),
-            rules=dict(config.rules),
-            clock=Clock(startup=config.startup_time, move=config.move_time),
-            wrapper=None if cluster else wrapper,
-            sandbox=config.sandbox if cluster else None,
-            limits=dict(config.limits),
-            league=str(folder),
-            temp_root=temp_root,
-            secret=secret,
-            game=config.game,
-            compress=config.compress,
-        )
+        return job_task(config, job, folder, wrapper, cluster, temp_root, secret)
 
     def tasks() -> Iterator[JobTask]:
         yield from map(task, cut_short)  # first what an interruption cut short, as stored
