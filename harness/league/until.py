@@ -146,7 +146,7 @@ def run_sequential(
             if resumed:
                 problem = _another_run(store, identity, {name: digest for name, _, digest, _ in rows})
                 if problem:
-                    raise HarnessError(f"{folder}: {problem}; use another --out (a league also takes --force)")
+                    raise HarnessError(f"{folder}: {problem}; use another --out, or --force to start over")
                 secret = str(store.meta("secret"))
             else:
                 _no_strangers(folder, force)
