@@ -158,8 +158,6 @@ def league(
 
         click.echo(seed_warning(config.seed), err=True)
     began = time.monotonic()
-    if until_decided and config.gauntlet:
-        raise HarnessError("--until-decided and --gauntlet do not combine yet; run the gauntlet with --games")
     if until_decided:
         _until_decided(config, out, cluster, force, confidence)
         return

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from harness.league.config import LeagueConfig
 from harness.league.runner import JobOutcome
@@ -94,12 +95,78 @@ class TablePicker:
             next(self._balanced)
 
 
+class Picker(Protocol):
+    size: int  # seats at a table
+
+    def pick(self, undecided: Sequence[tuple[str, str]], evidence: Mapping[frozenset[str], float]) -> tuple[str, ...]: ...
+
+    def resume(self, tables: Sequence[tuple[str, ...]]) -> None: ...
+
+
+@dataclass
+class GauntletPicker:
+    """A gauntlet's tables: one new bot and ``size - 1`` field bots; new bots never meet.
+
+    Before the first look the new bots take turns at balanced field tables (as in a
+    fixed gauntlet). Then adaptive: the new bot whose undecided pairs need the most games
+    (a pair weighing 1/z², as in `TablePicker`) sits with the field bots of those pairs
+    first, the rest of a balanced field table filling the other seats.
+    """
+
+    new: tuple[str, ...]
+    field_bots: tuple[str, ...]
+    size: int
+    seed: int
+    adaptive: bool = True
+    played: Counter[str] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self._tables: Iterator[tuple[str, ...]] = iter_tables(self.field_bots, self.size - 1, self.seed)
+        self._rng = random.Random(f"league:{self.seed}:gauntlet-adaptive")
+        self._turn = 0
+
+    def pick(self, undecided: Sequence[tuple[str, str]], evidence: Mapping[frozenset[str], float]) -> tuple[str, ...]:
+        """The seating order of the next table."""
+        field_table = list(next(self._tables))
+        need = {pair: 1.0 / max(evidence.get(frozenset(pair), 0.0), 0.5) ** 2 for pair in undecided}
+        if not self.adaptive or not need:
+            newcomer = self.new[self._turn % len(self.new)]
+            self._turn += 1
+            seats = field_table
+        else:
+            weight = {name: sum(w for pair, w in need.items() if name in pair) for name in self.new}
+            newcomer = max(self.new, key=lambda name: (weight[name], -self.played[name], self._rng.random()))
+            wanted = [
+                other
+                for pair, _ in sorted(need.items(), key=lambda item: -item[1])
+                if newcomer in pair
+                for other in pair
+                if other != newcomer
+            ]
+            wanted = list(dict.fromkeys(wanted))[: self.size - 1]
+            seats = wanted + [name for name in field_table if name not in wanted][: self.size - 1 - len(wanted)]
+        order = list(seats)
+        self._rng.shuffle(order)  # who sits next to whom varies
+        order.insert(self._rng.randrange(self.size), newcomer)
+        self.played.update(order)
+        return tuple(order)
+
+    def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
+        """Count the tables of a run cut short; the choices after it are drawn afresh."""
+        for table in tables:
+            self.played.update(table)
+        self._turn = len(tables)
+        self._rng = random.Random(f"league:{self.seed}:gauntlet-adaptive:{len(tables)}")
+        for _ in range(math.ceil(len(tables) / GROUPS_PER_BATCH)):  # a pick makes a batch
+            next(self._tables)
+
+
 @dataclass
 class DecidedController:
     """Schedules batches until `Ranking` says every adjacent pair is decided, or the budget is spent."""
 
     ranking: Ranking
-    picker: TablePicker
+    picker: Picker
     budget: int
     publish: Callable[[Ranking], None] | None = None
     results: list[GameResult] = field(default_factory=list)
@@ -166,8 +233,14 @@ def run_until_decided(
     ``started`` is called with the store once it is open (a resumed run's games are in it).
     """
     names = tuple(config.names)
-    ranking = Ranking(names, config.games, confidence)
-    picker = TablePicker(names, config.table_size, config.seed if isinstance(config.seed, int) else 0, adaptive)
+    seed = config.seed if isinstance(config.seed, int) else 0
+    picker: Picker
+    if config.gauntlet:  # where each new bot stands in the field
+        ranking = Ranking(names, config.games, confidence, new=frozenset(config.gauntlet))
+        picker = GauntletPicker(tuple(config.gauntlet), tuple(config.field_names), config.table_size, seed, adaptive)
+    else:
+        ranking = Ranking(names, config.games, confidence)
+        picker = TablePicker(names, config.table_size, seed, adaptive)
     controller = DecidedController(ranking, picker, config.games)
 
     def opened(store: Store) -> None:

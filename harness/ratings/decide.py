@@ -60,6 +60,9 @@ class Ranking:
     fraction: float = 0.0  # of the last look
     order: tuple[str, ...] = ()  # the ranking at the last look
     evidence: dict[frozenset[str], float] = field(default_factory=dict)  # |z| of each pair at the last look
+    # a gauntlet's new bots: then only where each stands in the field is asked (new bots
+    # never meet, and the field's own order is not the question)
+    new: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.confidence < 1.0:
@@ -67,8 +70,15 @@ class Ranking:
 
     @property
     def pair_alpha(self) -> float:
-        pairs = len(self.names) * (len(self.names) - 1) // 2
+        if self.new:  # only new-field pairs are tested
+            pairs = len(self.new) * (len(self.names) - len(self.new))
+        else:
+            pairs = len(self.names) * (len(self.names) - 1) // 2
         return (1.0 - self.confidence) / max(pairs, 1)
+
+    def _asked(self, a: str, b: str) -> bool:
+        """Whether the pair is one the league must decide (a gauntlet's: one new bot, one field bot)."""
+        return not self.new or (a in self.new) != (b in self.new)
 
     def look(self, fit: EloFit, games: int, shared: Mapping[frozenset[str], int] | None = None) -> None:
         """Test every undecided pair on ``fit`` (of the first ``games`` games).
@@ -88,7 +98,7 @@ class Ranking:
         for a in rating:
             for b in rating:
                 key = frozenset((a, b))
-                if a >= b or key in self.decided:
+                if a >= b or key in self.decided or not self._asked(a, b):
                     continue
                 p = fit.los[a][b]  # P(a > b) from the t distribution (G - 1 dof) of the difference
                 if not math.isfinite(p):
@@ -103,8 +113,22 @@ class Ranking:
                     self.decided[key] = Decision(better, worse, games, self.looks)
 
     def adjacent(self) -> list[tuple[str, str]]:
-        """The adjacent pairs of the current ranking, best first."""
-        return list(zip(self.order, self.order[1:], strict=False))
+        """The adjacent pairs of the current ranking, best first.
+
+        In a gauntlet: each new bot with the field bots just above and just below it
+        (the other new bots skipped), so that where it stands in the field is decided.
+        """
+        if not self.new:
+            return list(zip(self.order, self.order[1:], strict=False))
+        pairs: list[tuple[str, str]] = []
+        for index, name in enumerate(self.order):
+            if name not in self.new:
+                continue
+            above = next((other for other in reversed(self.order[:index]) if other not in self.new), None)
+            below = next((other for other in self.order[index + 1 :] if other not in self.new), None)
+            pairs += [(above, name)] if above is not None else []
+            pairs += [(name, below)] if below is not None else []
+        return pairs
 
     def undecided(self) -> list[tuple[str, str]]:
         """Adjacent pairs not (yet) decided in the ranking's order."""
@@ -130,6 +154,7 @@ class Ranking:
             ],
             "undecided": [list(pair) for pair in self.undecided()],
             "done": self.done(),
+            **({"gauntlet": sorted(self.new)} if self.new else {}),
         }
 
 

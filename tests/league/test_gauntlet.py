@@ -52,3 +52,30 @@ def test_gauntlet_table_size_and_deals_are_checked(tmp_path: Path, bots: Callabl
     for extra, message in ((["--table-size", "4"], "one new bot and 2 field bots"), (["--no-duplicate"], "duplicate")):
         done = cli("league", field, "--gauntlet", new / "newbie", *extra, "--out", tmp_path / "o", check=False)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_a_gauntlet_until_decided_places_each_new_bot_in_the_field(tmp_path: Path) -> None:
+    import shutil
+
+    from league.conftest import ROOT
+
+    field, new = tmp_path / "field", tmp_path / "new"
+    for name in ("heuristic", "random"):
+        shutil.copytree(ROOT / "sample_bots" / name, field / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "sample_bots" / "strong", new / "strong", ignore=shutil.ignore_patterns("__pycache__"))
+    out = tmp_path / "out"
+    done = cli(
+        "league", field, "--gauntlet", new / "strong", "--until-decided", "--games", "600", "--table-size", "2",
+        "--move-time", "10", "--sandbox", "none", "--out", out, timeout=300,  # no time-out on a busy machine
+    )
+    assert "decided" in done.stderr and "not decided" not in done.stderr, done.stderr + done.stdout
+    data = json.loads(cli("ratings", out, "--format", "json").stdout)["decisions"]
+    assert data["done"] is True and data["gauntlet"] == ["strong"]
+    # where strong stands: above the best of the field; the field's own order is not asked
+    assert ["strong", "heuristic"] in [[d["better"], d["worse"]] for d in data["decided"]]
+    assert all("strong" in (d["better"], d["worse"]) for d in data["decided"])
+    played = db_rows(out, "SELECT count(*) FROM results")[0][0]
+    assert 0 < played < 600
+    # every table seats the new bot with one field bot
+    seatings = db_rows(out, "SELECT seating FROM games")
+    assert all(sorted(json.loads(s)).count("strong") == 1 and len(json.loads(s)) == 2 for (s,) in seatings)

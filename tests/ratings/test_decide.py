@@ -68,3 +68,13 @@ def test_identical_bots_are_rarely_decided_across_many_looks() -> None:
 def test_confidence_is_checked() -> None:
     with pytest.raises(ValueError, match="confidence"):
         Ranking(("a", "b"), 100, 1.0)
+
+
+def test_a_gauntlet_asks_where_each_new_bot_stands_in_the_field() -> None:
+    ranking = Ranking(("f1", "f2", "f3", "n1", "n2"), 1000, 0.95, new=frozenset({"n1", "n2"}))
+    assert ranking.pair_alpha == pytest.approx(0.05 / 6)  # 2 new x 3 field pairs, not 10
+    ranking.order = ("n1", "f1", "n2", "f2", "f3")
+    # each new bot with the field bots just above and below it; other new bots skipped
+    assert ranking.adjacent() == [("n1", "f1"), ("f1", "n2"), ("n2", "f2")]
+    ranking.order = ("f1", "n1", "n2", "f2", "f3")
+    assert ranking.adjacent() == [("f1", "n1"), ("n1", "f2"), ("f1", "n2"), ("n2", "f2")]
