@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.league.schedule import group_size, iter_gauntlet
 from harness.seeds import seed_secret
-from league.conftest import cli, db_rows, make_bots
+from league.conftest import ROOT, cli, db_rows, make_bots
 
 
 def test_every_group_seats_one_new_bot_with_a_balanced_field() -> None:
@@ -55,10 +56,6 @@ def test_gauntlet_table_size_and_deals_are_checked(tmp_path: Path, bots: Callabl
 
 
 def test_a_gauntlet_until_decided_places_each_new_bot_in_the_field(tmp_path: Path) -> None:
-    import shutil
-
-    from league.conftest import ROOT
-
     field, new = tmp_path / "field", tmp_path / "new"
     for name in ("heuristic", "random"):
         shutil.copytree(ROOT / "sample_bots" / name, field / name, ignore=shutil.ignore_patterns("__pycache__"))
