@@ -9,7 +9,9 @@ Where the next groups go: *adaptive* (the default) picks the table holding the m
 undecided adjacent pairs (ties: the table and then the bots that played least), so the
 games go where the ranking is uncertain; *balanced* takes the fixed league's tables.
 Either way every group is a full duplicate group (every rotation of the seating and of
-its reverse, one deal), so seats and hands stay balanced within it.
+its reverse, one deal), so seats and hands stay balanced within it. A gauntlet asks
+only where each new bot stands in the field (`Ranking` with ``new``), and every table
+seats one new bot with field bots (`GauntletPicker`).
 """
 
 from __future__ import annotations
