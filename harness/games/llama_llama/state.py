@@ -53,6 +53,7 @@ class Action:
 _STEP_CACHES = frozenset({"_legal", "_wires", "_combos", "_checked", "_public"})
 _INTS = frozenset({int})
 
+
 def _card_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -82,8 +83,6 @@ class LlamaLlamaState:
         self._chance = random.Random()
         self._begun = False
         self._sides = [options.card_set.side(d, players) for d in range(1, HOLDERS + 1)]
-        # this step's legal actions and their wire form by seat: the referee asks for them
-        # to build the turn, and parse and apply check against them (C(7,3) = 35 at most)
         # per seat, for the step under way: the legal actions, and their wire form (a turn
         # needs only the latter: up to 35 passes a seat, so neither is built before it is asked)
         self._legal: dict[int, list[Action]] = {}
