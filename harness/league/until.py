@@ -234,7 +234,7 @@ def _play(
         with open_executor(config.jobs, cluster, temp_root) as (executor, slots):
             # a small window: work beyond the verdict is wasted (it is still recorded)
             for outcome in _dispatch(executor, tasks(), slots):
-                if store.commit_job(outcome.job_id, outcome.games):
+                if store.commit_job(outcome.job_id, outcome.games, outcome.timing):
                     played += len(outcome.games)
                     for group in groups.record(outcome.games):
                         controller.group_done(group)

@@ -65,7 +65,7 @@ def standings(folder: Path) -> dict[str, Any]:
 def replay_move_times(out: Path) -> dict[str, list[float]]:
     """Each bot's move times (``ms``) as the replays in ``out/replays`` record them, forced moves left out."""
     times: dict[str, list[float]] = {}
-    for replay in (out / "replays").iterdir():
+    for replay in sorted((out / "replays").rglob("*.jsonl")):
         records = [json.loads(line) for line in replay.read_text().splitlines()]
         names = [p["name"] for p in records[0]["players"]]
         for record in records:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import fault_bot
 
-from league.conftest import cli, replay_move_times
+from league.conftest import ROOT, cli, replay_move_times
 
 
 def slow_bot(folder: Path, seconds: float) -> Path:
@@ -65,3 +65,19 @@ def test_each_bots_move_times_time_outs_and_start_up_everywhere(
     cli("report", out)
     page = (out / "report.html").read_text()
     assert page.count('data-testid="timing"') == 3 and "time-outs per 10,000 moves" in page
+
+
+def test_a_sequential_run_records_each_bots_timing(tmp_path: Path) -> None:
+    # match --sprt and league --until-decided commit their jobs through their own loop: it
+    # once dropped the timing, so ratings, summary.json and the report showed no move times
+    strong, random = (ROOT / "sample_bots" / name for name in ("strong", "random"))
+    out = tmp_path / "m"
+    cli("match", strong, random, "--sprt", "0,100", "--games", "40", "--sandbox", "none", "--out", out)
+    times = replay_move_times(out)
+    data = json.loads(cli("ratings", out, "--format", "json").stdout)
+    timing = {bot["name"]: bot["timing"] for bot in data["bots"]}
+    for name in ("strong", "random"):
+        assert timing[name] is not None, name
+        assert timing[name]["moves"] == len(times[name]) > 0, name
+        assert timing[name]["move_ms"]["max"] == max(times[name]), name
+        assert timing[name]["startups"] >= 1, name
