@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from harness.bots.manifest import BotSpec, check_command, resolve_program
+from harness.bots.packing import unpack_stream
 from harness.bots.process import become_subreaper, kill_tree, launch_environment, wait_build
 from harness.bots.snapshot import (
     DEFAULT_CAPS,
@@ -39,7 +40,6 @@ from harness.bots.snapshot import (
     index_key,
     remove_tree,
     scan,
-    unpack_stream,
 )
 from harness.cgroups import release
 from harness.errors import HarnessError
@@ -220,6 +220,16 @@ def _check_exit(bot: BotSpec, code: int | str, log: Path) -> None:
         raise HarnessError(f"bot {bot.name!r}: build failed with exit {code} (log: {log})")
 
 
+def _said_full(log: Path) -> bool:
+    """True when the end of a failed build's log says the space ran out (a file unlinked while open frees it at exit)."""
+    try:
+        with open(log, "rb") as fh:
+            fh.seek(max(0, fh.seek(0, 2) - 65536))
+            return b"No space left on device" in fh.read()
+    except OSError:
+        return False
+
+
 class _Receiver(threading.Thread):
     """Reads the build script's status line and unpacks the tar that follows (a thread: the build may never write)."""
 
@@ -307,7 +317,7 @@ def _sandboxed(
     if status[1] == "copy":
         raise HarnessError(f"{who}: cannot copy its folder into the build space (log: {log})")
     code = int(status[1]) if status[1].isdigit() else -1
-    if code != 0 and status[2].isdigit() and int(status[2]) <= _FULL_BLOCKS:
+    if code != 0 and ((status[2].isdigit() and int(status[2]) <= _FULL_BLOCKS) or _said_full(log)):
         raise HarnessError(f"{who}: build wrote over {cap >> 20} MB into its folder (limit build_mb; log: {log})")
     _check_exit(bot, code, log)
     if receiver.digest is None:

@@ -9,25 +9,21 @@ symbolic link followed.
 
 The digest covers the names, kinds, executable bits, contents and link targets; the
 snapshot lives at ``<store>/<digest>/`` with files 0444 or 0555 and folders 0555, so
-what runs is what was measured. :func:`pack` and :func:`unpack` move a snapshot as
-bytes (a tar) and verify it on arrival.
+what runs is what was measured. harness.bots.packing moves a snapshot as bytes (a
+tar) and verifies it on arrival.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
-import re
 import stat
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from harness.errors import HarnessError
 
@@ -39,9 +35,6 @@ _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _LINK_HOPS = 40  # the kernel's own limit on symbolic links in one lookup
-_SLACK = 4 << 20  # bytes of a tar read ahead of the contents unpacked (buffers), and its padding
-_TAR_CHUNK = 1 << 16
-_DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
@@ -68,12 +61,12 @@ class Entry:
     size: int = 0  # a file's bytes (not part of the digest: the contents are)
 
 
-def _shown(path: str) -> str:
+def shown(path: str) -> str:
     """A path for a one-line message: quoted (a newline in a name stays escaped), and not too long."""
     return repr(path if len(path) <= 120 else f"{path[:60]}...{path[-40:]}")
 
 
-class _Tally:
+class Tally:
     """Counts a folder's entries as they are met; raises HarnessError at the first cap passed."""
 
     def __init__(self, who: str, caps: Caps) -> None:
@@ -83,7 +76,7 @@ class _Tally:
     def entry(self, path: str, kind: str) -> None:
         depth = path.count("/") + (kind == "d")
         if depth > self.caps.depth:
-            raise HarnessError(f"{self.who}: its folder is over {self.caps.depth} levels deep (at {_shown(path)})")
+            raise HarnessError(f"{self.who}: its folder is over {self.caps.depth} levels deep (at {shown(path)})")
         self.entries += 1
         self.files += kind == "f"
         if self.entries > self.caps.entries:
@@ -116,7 +109,7 @@ def check_links(entries: list[Entry], who: str) -> None:
     links = {entry.path: entry.payload for entry in entries if entry.kind == "l"}
     for path, target in links.items():
         if not _inside(path, links):
-            raise HarnessError(f"{who}: {_shown(path)} is a symbolic link out of its folder (-> {_shown(target)})")
+            raise HarnessError(f"{who}: {shown(path)} is a symbolic link out of its folder (-> {shown(target)})")
 
 
 def _inside(path: str, links: dict[str, str]) -> bool:
@@ -180,7 +173,7 @@ def scan(folder: Path, who: str, caps: Caps = DEFAULT_CAPS, dest: Path | None = 
     try:
         if dest is not None:
             top.out = os.open(dest, _DIR)
-        entries = _walk(top, opened, _Tally(who, caps), sealed)
+        entries = _walk(top, opened, Tally(who, caps), sealed)
     except OSError as err:
         where = f" ({err.filename})" if err.filename else ""
         raise HarnessError(f"{who}: cannot copy its folder {folder}{where}: {err.strerror or err}") from None
@@ -193,7 +186,7 @@ def scan(folder: Path, who: str, caps: Caps = DEFAULT_CAPS, dest: Path | None = 
     return entries
 
 
-def _walk(top: _Open, opened: list[_Open], tally: _Tally, sealed: bool) -> list[Entry]:
+def _walk(top: _Open, opened: list[_Open], tally: Tally, sealed: bool) -> list[Entry]:
     entries: list[Entry] = []
     stack: list[tuple[_Open | None, str, str]] = [(None, "", "")]  # (parent, name, relative path)
     while stack:
@@ -227,7 +220,7 @@ def _walk(top: _Open, opened: list[_Open], tally: _Tally, sealed: bool) -> list[
                 if here.out is not None:
                     os.symlink(target, child, dir_fd=here.out)
             else:
-                raise HarnessError(f"{tally.who}: {_shown(path)} is {_kind(info.st_mode)}: a bot folder holds files, folders and links only")
+                raise HarnessError(f"{tally.who}: {shown(path)} is {_kind(info.st_mode)}: a bot folder holds files, folders and links only")
         if here.out is not None and sealed:
             os.chmod(here.out, 0o555)  # every entry is made: nothing more is written here
         here.pending = len(subfolders)
@@ -248,14 +241,14 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def _copy_file(here: _Open, name: str, path: str, tally: _Tally, sealed: bool) -> Entry:
+def _copy_file(here: _Open, name: str, path: str, tally: Tally, sealed: bool) -> Entry:
     # O_NONBLOCK: a FIFO swapped in since the stat opens without blocking, and fstat refuses it
     fd = os.open(name, _READ, dir_fd=here.fd)
     out = -1
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise HarnessError(f"{tally.who}: {_shown(path)} is {_kind(info.st_mode)}: a bot folder holds files, folders and links only")
+            raise HarnessError(f"{tally.who}: {shown(path)} is {_kind(info.st_mode)}: a bot folder holds files, folders and links only")
         executable = bool(info.st_mode & 0o111)
         if here.out is not None:
             out = os.open(name, _WRITE, 0o644, dir_fd=here.out)
@@ -266,9 +259,9 @@ def _copy_file(here: _Open, name: str, path: str, tally: _Tally, sealed: bool) -
             tally.grow(len(chunk))
             digest.update(chunk)
             if out >= 0:
-                _write_all(out, chunk)
+                write_all(out, chunk)
         if out >= 0:
-            os.fchmod(out, _file_mode(executable, sealed))
+            os.fchmod(out, file_mode(executable, sealed))
         return Entry("f", path, executable, digest.hexdigest(), size)
     finally:
         os.close(fd)
@@ -276,13 +269,13 @@ def _copy_file(here: _Open, name: str, path: str, tally: _Tally, sealed: bool) -
             os.close(out)
 
 
-def _file_mode(executable: bool, sealed: bool) -> int:
+def file_mode(executable: bool, sealed: bool) -> int:
     if sealed:
         return 0o555 if executable else 0o444
     return 0o755 if executable else 0o644
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -334,165 +327,6 @@ def _remove(path: str) -> None:
     finally:
         os.close(fd)
     os.rmdir(path)
-
-
-# -- tar: builds' results and snapshots on the move ---------------------------------
-
-
-class _Budget(io.RawIOBase):
-    """A stream that refuses to deliver much more than the files' contents (tar headers are small).
-
-    ``tarfile`` reads a whole pax or GNU long-name header into memory: without this a
-    header claiming gigabytes would be read whole.
-    """
-
-    def __init__(self, stream: IO[bytes], who: str, caps: Caps) -> None:
-        super().__init__()
-        self.stream, self.who = stream, who
-        self.contents = 0  # bytes of file contents delivered
-        self.members = 0
-        self.total = 0
-        self.caps = caps
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
-        data = self.stream.read(min(len(buffer), 1 << 16))
-        self.total += len(data)
-        overhead = self.total - self.contents
-        if overhead > _SLACK + 8192 * self.members:
-            raise HarnessError(f"{self.who}: its build's result is not a plain archive of files (oversized tar headers)")
-        if self.contents > self.caps.bytes + _SLACK:
-            raise HarnessError(f"{self.who}: its folder holds over {self.caps.bytes >> 20} MB")
-        buffer[: len(data)] = data
-        return len(data)
-
-
-def unpack_stream(stream: IO[bytes], dest: Path, who: str, caps: Caps = DEFAULT_CAPS) -> list[Entry]:
-    """Unpack a tar from ``stream`` into the empty folder ``dest`` with the caps; return its entries.
-
-    Regular files, folders and symbolic links only, each name relative and below a
-    folder the archive made before it; the result is sealed read-only. Raises
-    HarnessError (one line starting with ``who``) for anything else.
-    """
-    budget = _Budget(stream, who, caps)
-    tally = _Tally(who, caps)
-    entries: list[Entry] = []
-    kinds: dict[str, str] = {"": "d"}
-    folders: list[str] = []
-    try:
-        with tarfile.open(fileobj=io.BufferedReader(budget), mode="r|") as archive:
-            for member in archive:
-                budget.members += 1
-                path = _member_path(member.name, who)
-                if path is None:
-                    continue
-                if path in kinds:
-                    raise HarnessError(f"{who}: {_shown(path)} is twice in its build's result")
-                if kinds.get(path.rpartition("/")[0]) != "d":
-                    raise HarnessError(f"{who}: {_shown(path)} is not inside a folder of its build's result")
-                target = dest / path
-                if member.isdir():
-                    tally.entry(path, "d")
-                    os.mkdir(target, 0o755)
-                    folders.append(path)
-                    entries.append(Entry("d", path))
-                elif member.isreg():
-                    tally.entry(path, "f")
-                    entries.append(_unpack_file(archive, member, target, path, tally, budget))
-                elif member.issym():
-                    tally.entry(path, "l")
-                    os.symlink(member.linkname, target)
-                    entries.append(Entry("l", path, payload=member.linkname))
-                else:
-                    what = "a hard link" if member.islnk() else "a FIFO, device or other special file"
-                    raise HarnessError(f"{who}: {_shown(path)} is {what}: a bot folder holds files, folders and links only")
-                kinds[path] = entries[-1].kind
-    except (tarfile.TarError, EOFError) as err:
-        raise HarnessError(f"{who}: its build's result is not a complete tar archive ({err})") from None
-    except OSError as err:
-        raise HarnessError(f"{who}: cannot unpack its build's result: {err.strerror or err}") from None
-    check_links(entries, who)
-    for path in reversed(folders):
-        os.chmod(dest / path, 0o555)
-    os.chmod(dest, 0o555)
-    return entries
-
-
-def _member_path(name: str, who: str) -> str | None:
-    parts = [part for part in name.split("/") if part not in ("", ".")]
-    if name.startswith("/") or ".." in parts:
-        raise HarnessError(f"{who}: {_shown(name)} in its build's result is outside its folder")
-    return "/".join(parts) or None
-
-
-def _unpack_file(
-    archive: tarfile.TarFile, member: tarfile.TarInfo, target: Path, path: str, tally: _Tally, budget: _Budget
-) -> Entry:
-    source = archive.extractfile(member)
-    assert source is not None  # a regular member always has a file object
-    executable = bool(member.mode & 0o111)
-    digest = hashlib.sha256()
-    size = 0
-    out = os.open(target, _WRITE, 0o644)
-    try:
-        while chunk := source.read(_TAR_CHUNK):
-            size += len(chunk)
-            budget.contents += len(chunk)
-            tally.grow(len(chunk))
-            digest.update(chunk)
-            _write_all(out, chunk)
-        os.fchmod(out, _file_mode(executable, True))
-    finally:
-        os.close(out)
-    return Entry("f", path, executable, digest.hexdigest(), size)
-
-
-def pack(snapshot: Path) -> bytes:
-    """A snapshot as bytes (an uncompressed tar, the same bytes for the same snapshot); raises HarnessError."""
-    who = f"snapshot {snapshot}"
-    entries = scan(snapshot, who)
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
-        for entry in entries:
-            info = tarfile.TarInfo(entry.path)
-            info.mtime = 0
-            if entry.kind == "d":
-                info.type, info.mode = tarfile.DIRTYPE, 0o555
-                archive.addfile(info)
-            elif entry.kind == "l":
-                info.type, info.mode, info.linkname = tarfile.SYMTYPE, 0o777, entry.payload
-                archive.addfile(info)
-            else:
-                with open(snapshot / entry.path, "rb") as fh:
-                    info.size = os.fstat(fh.fileno()).st_size
-                    info.mode = _file_mode(entry.executable, True)
-                    archive.addfile(info, fh)
-    return buffer.getvalue()
-
-
-def unpack(data: bytes, store: Path, digest: str) -> Path:
-    """Unpack packed bytes into the snapshot store ``store`` and verify them against ``digest``.
-
-    Returns the snapshot's folder (``store/<digest>``). Raises HarnessError when the
-    bytes break a cap or rule, or are not the snapshot ``digest`` names.
-    """
-    if not _DIGEST.match(digest):
-        raise HarnessError(f"snapshot {digest!r}: not a snapshot digest (64 hex digits)")
-    snapshots = SnapshotStore(store)
-    if snapshots.has(digest):
-        return snapshots.path(digest)
-    staging = snapshots.staging()
-    try:
-        entries = unpack_stream(io.BytesIO(data), staging, f"snapshot {digest[:12]}")
-        found = digest_of(entries)
-        if found != digest:
-            raise HarnessError(f"snapshot {digest[:12]}: the bytes received are snapshot {found[:12]}, not it")
-        return snapshots.publish(staging, digest)
-    except BaseException:
-        remove_tree(staging)
-        raise
 
 
 # -- the store -----------------------------------------------------------------------
@@ -572,12 +406,13 @@ __all__ = [
     "Caps",
     "Entry",
     "SnapshotStore",
+    "Tally",
     "check_links",
     "digest_of",
+    "file_mode",
     "index_key",
-    "pack",
     "remove_tree",
     "scan",
-    "unpack",
-    "unpack_stream",
+    "shown",
+    "write_all",
 ]

@@ -32,6 +32,7 @@ from typing import Any
 from harness.bots.build import seal_bots
 from harness.bots.manifest import BotSpec
 from harness.bots.process import become_subreaper, children_of, kill_tree, pid_alive
+from harness.bots.snapshot import SnapshotStore, remove_tree
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.league.config import LeagueConfig
@@ -319,6 +320,8 @@ def sealed(config: LeagueConfig, folder: Path, wrapper: Wrapper | None) -> Leagu
 
     Raises HarnessError naming the bot whose folder or build cannot be sealed.
     """
+    for stale in SnapshotStore(folder / SNAPSHOTS).staged():  # left by a killed run (we hold the lock)
+        remove_tree(stale)
     bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
     return dataclasses.replace(config, bots=bots)
 
