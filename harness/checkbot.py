@@ -23,11 +23,12 @@ from typing import Any
 
 from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import LOG_CAP, BotProcess
+from harness.bots.snapshot import remove_tree
 from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Position
 from harness.limits import merge_limits
-from harness.match import Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
+from harness.match import SNAPSHOTS, Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
 from harness.protocol import build
 from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession, invalid_reply
 from harness.referee import winners
@@ -353,7 +354,7 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
         if settings.out is None:
             where = "keep its log and replay with --out DIR"
         else:
-            where = f"log: {first['log']}" + _reproduce_hint(first["replay"], first["seat"], spec.folder)
+            where = f"log: {first['log']}" + _reproduce_hint(first["replay"], first["seat"], spec.origin)
         yield Check(name, False, f"{reason} ({where})")
     else:
         tally = result.tallies[spec.name]
@@ -447,14 +448,18 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
     settings = dataclasses.replace(settings, wrapper=hidden)
     try:
         logs = out / "logs"
-        if spec.build:
-            try:
-                build_bot(spec, logs, wrapper=settings.wrapper)
-            except HarnessError as err:
-                own_out = False  # keep the build log for the author to read
-                yield Check("build", False, _build_failure(str(err), logs / f"{spec.name}.build.log"))
+        built = spec.build
+        try:  # the bot runs from its sealed snapshot, as in a league
+            spec = build_bot(spec, logs, wrapper=settings.wrapper, store=out / SNAPSHOTS)
+        except HarnessError as err:
+            if not built:
+                yield Check("folder", False, str(err))
                 return
-            yield Check("build", True, " ".join(spec.build))
+            own_out = False  # keep the build log for the author to read
+            yield Check("build", False, _build_failure(str(err), logs / f"{spec.name}.build.log"))
+            return
+        if built:
+            yield Check("build", True, " ".join(built))
         checks = list(_positions(spec, settings, logs, times))
         yield from checks
         if not checks[0].ok:
@@ -465,7 +470,7 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
         yield _move_times(times, settings.clock.move)
     finally:
         if own_out:
-            shutil.rmtree(out, ignore_errors=True)
+            remove_tree(out)  # its snapshots are read-only
 
 
 __all__ = [

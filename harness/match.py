@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -18,12 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.bots.manifest import BotSpec, check_command, resolve_program
-from harness.bots.process import BotProcess, become_subreaper, launch_environment, wait_build
-from harness.cgroups import release
-from harness.errors import BotFault, FaultKind, HarnessError
+from harness.bots.build import seal_bot
+from harness.bots.manifest import BotSpec
+from harness.bots.process import BotProcess, become_subreaper
+from harness.errors import BotFault, FaultKind
 from harness.games import Game, get_game
-from harness.limits import MIB, merge_limits
 from harness.protocol.build import hello_message
 from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
@@ -246,44 +244,20 @@ class Table:
             self.close()
 
 
-def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper | None = None) -> None:
-    """Run a bot's build command once; raise HarnessError naming the bot if it fails.
+SNAPSHOTS = "bots"  # a league or match folder's snapshot store, beside its logs
 
-    A build is the bot author's code too: it runs like the bot (explicit environment,
-    its own session, the sandbox and limits of ``wrapper`` with the bot's folder
-    writable), and a build that overruns ``timeout`` is killed with all it started.
+
+def build_bot(
+    bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper | None = None, store: Path | None = None
+) -> BotSpec:
+    """``bot`` sealed: built (if it has a build) on a copy of its folder, running from its snapshot.
+
+    The snapshot goes in ``store`` (default: ``bots`` beside ``logs``). A build is the
+    bot author's code too: it runs like the bot (explicit environment, its own session,
+    the sandbox and limits of ``wrapper``), and one that overruns ``timeout`` is killed
+    with all it started. Raises HarnessError naming the bot (see harness.bots.build.seal_bot).
     """
-    if not bot.build:
-        return
-    program = resolve_program(bot.folder, bot.build[0])
-    if shutil.which(program) is None:
-        raise HarnessError(f"bot {bot.name!r}: build command {bot.build[0]!r} not found")
-    logs.mkdir(parents=True, exist_ok=True)
-    log = logs / f"{bot.name}.build.log"
-    tmp = Path(tempfile.mkdtemp(prefix=f"llama-build-{bot.name}-"))
-    prefix: list[str] = []
-    try:
-        prefix = getattr(wrapper, "for_build", wrapper)(bot, tmp) if wrapper is not None else []
-        with open(log, "wb") as fh:
-            proc = subprocess.Popen(
-                [*prefix, program, *bot.build[1:]],
-                cwd=bot.folder,
-                env=launch_environment(bot, tmp, prefix),
-                stdout=fh,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-            cap = merge_limits(dict(getattr(wrapper, "limits", ())), bot.limits, bot.name)["build_mb"] * MIB
-            code = wait_build(proc, bot.folder, cap, timeout)
-            if isinstance(code, str):  # killed with all it started
-                raise HarnessError(f"bot {bot.name!r}: build {code} (log: {log})")
-    finally:
-        release(prefix)
-        shutil.rmtree(tmp, ignore_errors=True)
-    if code != 0:
-        raise HarnessError(f"bot {bot.name!r}: build failed with exit {code} (log: {log})")
-    check_command(bot.folder / "bot.toml", bot.folder, bot.command[0])
+    return seal_bot(bot, store or logs.parent / SNAPSHOTS, logs, wrapper=wrapper, timeout=timeout)
 
 
 @dataclass

@@ -182,13 +182,45 @@ class Bubblewrap:
         env = bot_environment(spec, tmp)
         return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide, env=env)]
 
-    def for_build(self, spec: BotSpec, tmp: Path) -> list[str]:
-        """The same sandbox for the build command, with the bot's own folder writable."""
+    def for_build(self, spec: BotSpec, tmp: Path, room: int = 0) -> list[str]:
+        """The sandbox for the build command: the bot's view, its own folder read-only, and a build space.
+
+        The build space is a tmpfs at :data:`BUILD_DIR` of ``room`` bytes (the folder's
+        copy) plus the bot's ``build_mb``, the build's working folder (see harness.bots.build).
+        """
         builder = dataclasses.replace(spec, command=spec.build or spec.command)
         prefix, limits = _limits_prefix(builder, dict(self.limits), self.prlimit)
         env = bot_environment(builder, tmp)
-        argv = bwrap_argv(self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, writable=True, env=env)
-        return [*prefix, *argv]
+        argv = bwrap_argv(self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, env=env)
+        return [*prefix, *build_space(argv, room + limits["build_mb"] * MIB)]
+
+
+BUILD_DIR = "/build"  # where a build runs inside bubblewrap: a tmpfs of the build's size
+
+
+def build_space(argv: list[str], size: int) -> list[str]:
+    """``argv`` (a bubblewrap command line up to ``--``) with a ``size``-byte tmpfs at BUILD_DIR as its working folder.
+
+    Inserted before the first ``--remount-ro`` (a mount point cannot be made in a root
+    already read-only); the bot's ``--chdir`` is dropped (bubblewrap warns of two).
+    """
+    out: list[str] = []
+    skip = False
+    for index, arg in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if arg == "--chdir" and index + 1 < len(argv):
+            skip = True
+            continue
+        out.append(arg)
+    space = ["--size", str(size), "--tmpfs", BUILD_DIR, "--chdir", BUILD_DIR]
+    for marker in ("--remount-ro", "--clearenv"):
+        if marker in out:
+            at = out.index(marker)
+            return [*out[:at], *space, *out[at:]]
+    at = len(out) - 1 if out and out[-1] == "--" else len(out)
+    return [*out[:at], *space, *out[at:]]
 
 
 def hiding(wrapper: Wrapper | None, *paths: Path) -> Wrapper | None:
@@ -338,10 +370,12 @@ def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapp
 
 
 __all__ = [
+    "BUILD_DIR",
     "MISSING",
     "MODES",
     "Bubblewrap",
     "Limited",
+    "build_space",
     "bwrap_argv",
     "hiding",
     "interpreter_roots",

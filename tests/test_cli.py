@@ -94,7 +94,7 @@ def test_a_fault_is_listed_under_the_table(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     (line,) = [x for x in result.stdout.splitlines() if x.startswith("fault: ")]
     assert "game 1: illegal" in line and "illegal: illegal move" in line and "illegal.stderr.log" in line
-    assert no_bot_processes_left(bots)
+    assert no_bot_processes_left(tmp_path / "out")  # bots run from their snapshots
 
 
 # -- bad input: one line, exit 2 ------------------------------------------------------------------

@@ -201,10 +201,11 @@ def test_a_late_reply_is_a_timeout_and_never_answers_the_next_turn(tmp_path: Pat
 
 
 def test_a_setsid_grandchild_holding_stdout_is_killed(tmp_path: Path) -> None:
-    run = play(tmp_path, "setsid_child", move=FAST)
+    (tmp_path / "pids").mkdir()
+    run = play(tmp_path, "setsid_child", move=FAST, env={"PID_DIR": str(tmp_path / "pids")})
     # the bot exited but its grandchild still holds stdout: no EOF, so the deadline decides
     check_fault(run, "crash")
-    pids = [int(p.read_text()) for p in (run.bots / "setsid_child").glob("grandchild-*.pid")]
+    pids = [int(p.read_text()) for p in (tmp_path / "pids").glob("grandchild-*.pid")]
     assert len(pids) == 2  # one per start: game 1, and the restart for game 2
     assert not any(pid_alive(pid) for pid in pids)
 

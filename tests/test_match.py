@@ -141,7 +141,7 @@ def test_run_match_writes_a_summary_and_one_replay_per_game(tmp_path: Path) -> N
         assert [p.name for p in header.players] == seating_for(["r0", "r1", "r2"], number - 1)
         assert verify(records) is None
     assert result.games == 4
-    assert no_bot_processes_left(bots)
+    assert no_bot_processes_left(out)  # bots run from their snapshots in out/bots
 
 
 def test_the_same_seed_gives_the_same_games(tmp_path: Path) -> None:

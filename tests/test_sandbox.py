@@ -330,7 +330,7 @@ def test_a_folder_shown_for_the_interpreter_never_shows_the_output_folder(
 
 
 @needs_bwrap
-def test_a_build_runs_in_the_sandbox_with_its_own_folder_writable(tmp_path: Path) -> None:
+def test_a_build_runs_in_the_sandbox_on_a_writable_copy_of_its_folder(tmp_path: Path) -> None:
     from harness.match import build_bot
 
     secret = tmp_path / "out" / "secret.txt"
@@ -353,8 +353,9 @@ def test_a_build_runs_in_the_sandbox_with_its_own_folder_writable(tmp_path: Path
     )
     spec = load_bot(folder)
     wrapper = sandbox.hiding(resolve_sandbox("bwrap", {}), secret.parent)
-    build_bot(spec, tmp_path / "logs", wrapper=wrapper)
-    net, seen, env = (folder / "built.txt").read_text().split(" ", 2)
+    built = build_bot(spec, tmp_path / "logs", wrapper=wrapper)
+    assert not (folder / "built.txt").exists()  # the organiser's folder is never written
+    net, seen, env = (built.folder / "built.txt").read_text().split(" ", 2)
     assert net == "ConnectionRefusedError" and seen == "False"  # no network; nothing outside
     assert env == str(sorted(["HOME", "LANG", "LC_ALL", "PATH", "TMPDIR"]))  # the bots' environment
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import shlex
@@ -16,6 +15,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from harness.bots.snapshot import digest_of, scan
 from harness.errors import HarnessError, one_line
 from harness.limits import check_limits
 
@@ -82,10 +82,22 @@ class BotSpec:
     env: dict[str, str] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=dict)
     games: tuple[str, ...] = ("llama",)
+    # once sealed (harness.bots.build.seal_bot): ``folder`` is the read-only snapshot,
+    # ``source`` the organiser's folder it was made from, ``snapshot`` its digest
+    source: Path | None = None
+    snapshot: str | None = None
+
+    @property
+    def origin(self) -> Path:
+        """The organiser's folder (for messages and the league's records)."""
+        return self.source or self.folder
 
     def digest(self) -> str:
-        """A hash of every file in the bot folder (names and contents)."""
-        return folder_digest(self.folder)
+        """The snapshot digest: the sealed snapshot's, or what a snapshot of the folder would be now.
+
+        Raises HarnessError for a folder no snapshot can be made of.
+        """
+        return self.snapshot or folder_digest(self.folder, f"bot {self.name!r}")
 
 
 MANIFEST_CAP = 1 << 20  # bytes: a bot.toml is a few lines
@@ -111,35 +123,13 @@ def read_regular(path: Path | str, cap: int) -> bytes:
         return fh.read(cap)
 
 
-def folder_digest(folder: Path) -> str:
-    """A hash of the folder's names and contents; symlinks count by their target's name, never followed.
+def folder_digest(folder: Path, who: str | None = None) -> str:
+    """The snapshot digest of ``folder`` (see harness.bots.snapshot): every entry, nothing followed.
 
-    Only regular files are read (a FIFO, a device or a link to ``/proc`` would hang or
-    never end); other entries count by name and kind.
+    Raises HarnessError, one line starting with ``who``, for a folder no snapshot can
+    be made of (a FIFO, a device, a link out of it, over a cap).
     """
-    digest = hashlib.sha256()
-    entries: list[tuple[str, str]] = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in files + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
-            path = os.path.join(top, name)
-            entries.append((os.path.relpath(path, folder), path))
-    for relative, path in sorted(entries):
-        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
-        try:
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode):
-                digest.update(b"link:" + os.fsencode(os.readlink(path)))
-            elif stat.S_ISREG(mode):
-                with os.fdopen(open_regular(path, follow=False), "rb") as fh:  # in chunks: models are big
-                    for chunk in iter(lambda: fh.read(1 << 20), b""):
-                        digest.update(chunk)
-            else:
-                digest.update(f"special:{stat.S_IFMT(mode)}".encode())
-        except OSError as err:
-            digest.update(f"unreadable:{err.errno}".encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
+    return digest_of(scan(Path(folder), who or str(folder)))
 
 
 def load_bot(folder: str | Path) -> BotSpec:

@@ -126,7 +126,7 @@ class LeagueConfig:
             "jobs": self.jobs,
             "sandbox": self.sandbox,
             "compress": self.compress,
-            "folders": {bot.name: str(bot.folder) for bot in self.bots},
+            "folders": {bot.name: str(bot.origin) for bot in self.bots},
         }
 
 

@@ -10,6 +10,7 @@ most the unfinished jobs, which the same command replays.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import importlib
 import multiprocessing
@@ -28,8 +29,10 @@ from pathlib import Path
 from types import EllipsisType
 from typing import Any
 
+from harness.bots.build import seal_bots
 from harness.bots.manifest import BotSpec
 from harness.bots.process import become_subreaper, children_of, kill_tree, pid_alive
+from harness.bots.snapshot import SnapshotStore, remove_tree
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.league.config import LeagueConfig
@@ -39,12 +42,12 @@ from harness.league.schedule import Job, iter_gauntlet, iter_schedule, match_sch
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
 from harness.match import (
     SECRET_FILE,
+    SNAPSHOTS,
     TEMP_FOLDERS,
     Clock,
     Table,
     TableSettings,
     Wrapper,
-    build_bot,
     keep_secret,
 )
 from harness.referee import GameResult
@@ -279,18 +282,15 @@ def prepare(
     folder (unless ``force``: then its results and replays are discarded).
     """
     folder.mkdir(parents=True, exist_ok=True)
-    # one build and one digest per folder: a folder may take several entries (self-play)
-    folders = {bot.folder: bot for bot in config.bots}
-    for bot in folders.values():
-        build_bot(bot, folder / LOGS, wrapper=wrapper)
-    # Digests after the build: a rebuild that is up to date changes nothing.
-    by_folder = {path: bot.digest() for path, bot in folders.items()}
-    digests = {bot.name: by_folder[bot.folder] for bot in config.bots}
+    # each bot sealed (a no-op for a config _run sealed), one build per folder; the
+    # digests are the snapshots': what runs is what was measured
+    bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
+    digests = {bot.name: bot.digest() for bot in bots}
     identity = config.identity()
     store = _open_store(folder, force)
     try:
         fresh = store.is_new()
-        rows = [(b.name, str(b.folder), digests[b.name], b.version) for b in config.bots]
+        rows = [(b.name, str(b.origin), digests[b.name], b.version) for b in bots]
         if not fresh:
             problem, revision = _compare(store, identity, digests)
             if problem and not force:
@@ -313,6 +313,17 @@ def prepare(
         raise
     # the stored schedule is the league's: a resume plays it as stored, read in chunks
     return store, store.iter_pending()
+
+
+def sealed(config: LeagueConfig, folder: Path, wrapper: Wrapper | None) -> LeagueConfig:
+    """``config`` with every bot running from its snapshot in the league folder (built first).
+
+    Raises HarnessError naming the bot whose folder or build cannot be sealed.
+    """
+    for stale in SnapshotStore(folder / SNAPSHOTS).staged():  # left by a killed run (we hold the lock)
+        remove_tree(stale)
+    bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
+    return dataclasses.replace(config, bots=bots)
 
 
 def _secret_for(config: LeagueConfig) -> str:
@@ -468,6 +479,7 @@ def _run(
     started: Callable[[Store], None] | None,
     keep_results: bool = False,
 ) -> LeagueRun:
+    config = sealed(config, folder, wrapper)
     store, pending = prepare(config, folder, force, wrapper)
     with store:
         if config.kind == "match":  # a match keeps its secret beside its results too, before any game

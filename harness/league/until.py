@@ -29,7 +29,6 @@ from harness.errors import HarnessError
 from harness.league.config import LeagueConfig
 from harness.league.interrupts import interruptible
 from harness.league.runner import (
-    LOGS,
     JobOutcome,
     JobTask,
     _dispatch,
@@ -38,10 +37,11 @@ from harness.league.runner import (
     _sweep_orphans,
     job_task,
     open_executor,
+    sealed,
 )
 from harness.league.schedule import Job, ScheduledGame, batch_jobs, deal_group
 from harness.league.store import Store, locked
-from harness.match import Wrapper, build_bot
+from harness.match import Wrapper
 from harness.sandbox import hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
 
@@ -136,11 +136,8 @@ def run_sequential(
     )
     folder.mkdir(parents=True, exist_ok=True)
     with interruptible(), locked(folder):
-        builds = {bot.folder: bot for bot in config.bots}
-        for bot in builds.values():
-            build_bot(bot, folder / LOGS, wrapper=wrapper)
-        digests = {path: bot.digest() for path, bot in builds.items()}  # after the build
-        rows = [(b.name, str(b.folder), digests[b.folder], b.version) for b in config.bots]
+        config = sealed(config, folder, wrapper)  # built, and running from snapshots
+        rows = [(b.name, str(b.origin), b.digest(), b.version) for b in config.bots]
         with _open_store(folder, force=force) as store:
             resumed = not force and not store.is_new()
             if resumed:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import tempfile
 from collections import deque
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from pydantic import BaseModel
 
 from harness.bots.manifest import load_bot
 from harness.bots.process import BotProcess
+from harness.bots.snapshot import remove_tree
 from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import IllegalAction, InvalidReply, get_game
 from harness.match import Clock, Wrapper, build_bot, hello_for
@@ -289,7 +289,7 @@ def feed(
         logs = work / "logs"
         logs.mkdir()
         wrapper = hiding(wrapper, logs, *hide)
-        build_bot(spec, logs, wrapper=wrapper)
+        spec = build_bot(spec, logs, wrapper=wrapper, store=work / "bots")  # run from its snapshot
         tmp = work / "tmp"
         tmp.mkdir()
         log = logs / f"{spec.name}.stderr.log"
@@ -316,7 +316,7 @@ def feed(
         stderr = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
         return Answer(replies, fault, stderr)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)  # its snapshot is read-only
 
 
 # -- what the author reads ------------------------------------------------------------

@@ -47,7 +47,7 @@ def test_a_fifo_named_by_a_shebang_is_never_opened(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_bot_whose_shebang_names_a_fifo_is_a_start_up_fault(mode: str, tmp_path: Path) -> None:
+def test_a_bot_whose_shebang_names_a_fifo_in_its_folder_is_refused_in_one_line(mode: str, tmp_path: Path) -> None:
     folder = _fifo_shebang_bot(tmp_path)
     other = random_bot(tmp_path / "bots", "r1")
     specs = (load_bot(folder), load_bot(other))
@@ -59,25 +59,35 @@ def test_a_bot_whose_shebang_names_a_fifo_is_a_start_up_fault(mode: str, tmp_pat
         logs=out / "logs",
         wrapper=hiding(resolve_sandbox(mode), out, *(spec.folder for spec in specs)),
     )
-    with time_limit(60):
-        result = run_match(MatchConfig(specs, 1, 1, out, settings))
-    assert [f["kind"] for f in result.faults if f["bot"] == "fifo"] == ["crash"], result.faults
+    # a snapshot holds no FIFO: the bot is refused before any game, and nothing blocks
+    with time_limit(60), pytest.raises(HarnessError) as caught:
+        run_match(MatchConfig(specs, 1, 1, out, settings))
+    assert str(caught.value) == "bot 'fifo': 'interpreter' is a FIFO: a bot folder holds files, folders and links only"
 
 
-def test_the_folder_digest_reads_only_regular_files_and_never_follows_links(tmp_path: Path) -> None:
-    folder = tmp_path / "bot"
+def test_the_folder_digest_refuses_what_it_cannot_snapshot_and_never_follows_links(tmp_path: Path) -> None:
+    hostile = {
+        "pagemap": lambda p: p.symlink_to("/proc/self/pagemap"),  # read, it takes hours
+        "zero": lambda p: p.symlink_to("/dev/zero"),  # read, it never ends
+        "root": lambda p: p.symlink_to("/"),  # walked, the whole machine
+        "pipe": lambda p: os.mkfifo(p),  # opened, it blocks
+    }
+    for name, make in hostile.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text("print('hi')\n")
+        make(folder / name)
+        with time_limit(10), pytest.raises(HarnessError, match=f"'{name}' is (a symbolic link out of its folder|a FIFO)"):
+            folder_digest(folder)
+    folder = tmp_path / "inside"
     folder.mkdir()
     (folder / "bot.py").write_text("print('hi')\n")
-    (folder / "pagemap").symlink_to("/proc/self/pagemap")  # read, it takes hours
-    (folder / "zero").symlink_to("/dev/zero")  # read, it never ends
-    (folder / "root").symlink_to("/")  # walked, the whole machine
-    os.mkfifo(folder / "pipe")  # opened, it blocks
-    with time_limit(10):
-        first = folder_digest(folder)
-        assert folder_digest(folder) == first
-        (folder / "zero").unlink()
-        (folder / "zero").symlink_to("/dev/null")
-        assert folder_digest(folder) != first  # a changed link changes the bot
+    (folder / "run").symlink_to("bot.py")
+    first = folder_digest(folder)
+    assert folder_digest(folder) == first
+    (folder / "run").unlink()
+    (folder / "run").symlink_to("./bot.py")
+    assert folder_digest(folder) != first  # a changed link changes the bot
 
 
 def test_a_bot_toml_that_is_a_fifo_or_huge_is_one_line(tmp_path: Path) -> None:
@@ -101,8 +111,7 @@ def test_a_build_that_floods_its_folder_is_stopped_with_one_line(mode: str, tmp_
     message = str(caught.value)
     assert message.startswith("bot 'build-flood': build wrote over 20 MB into its folder"), message
     assert "\n" not in message and time.monotonic() - started < 60
-    written = sum(f.stat().st_size for f in (folder / "flood").iterdir()) >> 20
-    assert written < 200, f"{written} MB written before the build was stopped"
+    assert sorted(p.name for p in folder.iterdir()) == ["bot.py", "bot.toml", "build.py"]  # built on a copy
 
 
 def test_the_match_command_reports_a_flooding_build_in_one_line(tmp_path: Path) -> None:

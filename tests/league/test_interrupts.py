@@ -72,7 +72,7 @@ def test_a_league_stops_cleanly_and_resumes(
     assert "Elo ratings" in stdout and f"{recorded} games" in stdout  # the standings so far
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr
     assert list(temps.iterdir()) == []  # no bot temp folder, no pymp-* folder
-    assert not bot_processes(folder)
+    assert not bot_processes(out)  # bots run from their snapshots in out/bots
     assert not list(out.rglob("*.part"))
     assert db_rows(out, "SELECT count(*) FROM jobs WHERE done = 0")[0][0] > 0
     # the same command resumes (to the standings of an uninterrupted league: once is enough)
@@ -105,7 +105,7 @@ def test_a_match_stops_cleanly_on_ctrl_c_and_resumes(tmp_path: Path, bots: Calla
     assert json.loads((out / "summary.json").read_text())["games"] == recorded
     assert "Traceback" not in stderr and "leaked" not in stderr, stderr
     assert list(temps.iterdir()) == []
-    assert not bot_processes(folder)
+    assert not bot_processes(out)  # bots run from their snapshots in out/bots
     done = cli(*args)
     assert f"{recorded} already played" in done.stderr
     assert json.loads((out / "summary.json").read_text())["games"] == 400

@@ -22,7 +22,8 @@ def main() -> None:
     if os.fork() == 0:  # double fork: the grandchild escapes the process group and session
         os.setsid()
         if os.fork() == 0:
-            with open(f"grandchild-{os.getpid()}.pid", "w") as fh:
+            # not in its folder: a bot runs from a read-only snapshot
+            with open(os.path.join(os.environ.get("PID_DIR", os.environ["TMPDIR"]), f"grandchild-{os.getpid()}.pid"), "w") as fh:
                 fh.write(str(os.getpid()))
             time.sleep(3600)
         os._exit(0)
