@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.bots.manifest import BotSpec, check_command, resolve_program
-from harness.bots.process import BotProcess, become_subreaper, launch_environment, wait_build
+from harness.bots.process import BotProcess, become_subreaper, launch_environment, program_path, wait_build
 from harness.cgroups import release
 from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import Game, get_game
@@ -266,7 +266,7 @@ def build_bot(bot: BotSpec, logs: Path, timeout: float = 600.0, wrapper: Wrapper
         prefix = getattr(wrapper, "for_build", wrapper)(bot, tmp) if wrapper is not None else []
         with open(log, "wb") as fh:
             proc = subprocess.Popen(
-                [*prefix, program, *bot.build[1:]],
+                [*prefix, program_path(bot.folder, bot.build[0], bool(prefix)), *bot.build[1:]],
                 cwd=bot.folder,
                 env=launch_environment(bot, tmp, prefix),
                 stdout=fh,
