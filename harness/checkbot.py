@@ -32,7 +32,7 @@ from harness.match import SNAPSHOTS, Clock, MatchConfig, TableSettings, Wrapper,
 from harness.protocol import build
 from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession, invalid_reply
 from harness.referee import winners
-from harness.sandbox import hiding
+from harness.sandbox import check_bots, hiding
 
 # where the sample bots are looked for: a checkout beside the package (editable install),
 # then ./sample_bots (a checkout with the package installed from it, as tox does)
@@ -460,6 +460,11 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
             return
         if built:
             yield Check("build", True, " ".join(built))
+        try:  # a program or #! interpreter outside the sandbox's view: say so, not a crash
+            check_bots(settings.wrapper, [spec])
+        except HarnessError as err:
+            yield Check("sandbox", False, str(err))
+            return
         checks = list(_positions(spec, settings, logs, times))
         yield from checks
         if not checks[0].ok:

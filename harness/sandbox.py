@@ -1,12 +1,14 @@
 """Sandboxes for bot processes: an argv prefix that confines the bot's command.
 
-``resolve_sandbox(mode, limits)`` returns a :data:`harness.match.Wrapper`, a picklable
+``resolve_sandbox(mode, limits, runtimes)`` returns a :data:`harness.match.Wrapper`, a picklable
 frozen dataclass (the league ships it to worker processes):
 
 * ``none`` – :class:`Limited`: resource limits only (``prlimit``, a pids cgroup);
 * ``bwrap`` – :class:`Bubblewrap`: the same limits, and bubblewrap gives the bot no
-  network, a read-only view of the system, its own folder read-only, a private
-  size-bounded temp, its own PID namespace, no capabilities, and death with the referee;
+  network, a fixed read-only view (the system's runtime folders, parts of /etc, the
+  organiser's ``runtimes``: nothing a bot's files name), its own folder read-only, one
+  size-bounded temp tmpfs, its own PID namespace, no capabilities, a seccomp filter
+  (:mod:`harness.seccomp`: no lock or TCP channel between bots), and death with the referee;
 * ``auto`` – ``bwrap`` when it is installed and works, else ``none`` with a warning
   that names the protections that are missing.
 
@@ -21,25 +23,33 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import cgroups
-from harness.bots.manifest import BotSpec, read_regular, resolve_program
-from harness.bots.process import bot_environment, env_argv
+from harness import cgroups, seccomp
+from harness.bots.manifest import BotSpec
+from harness.bots.process import Prefix, bot_environment, env_argv
 from harness.errors import HarnessError
 from harness.limits import MIB, check_limits, merge_limits, prlimit_args
 from harness.match import Wrapper
+from harness.sandbox_view import (
+    DEV_LINKS,
+    DEV_NODES,
+    SYSTEM_PATHS,
+    check_runtimes,
+    check_view,
+    etc_paths,
+    too_wide,
+    view_path,
+    view_roots,
+)
 
 MODES = ("auto", "bwrap", "none")
-# what a bot may see of the system, read-only (symlinks such as /bin -> usr/bin are recreated)
-SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 MISSING = (
     "no network isolation, a full view of the filesystem (the output folder, other bots, "
     "the harness), no PID namespace (a bot can see and signal other processes)"
 )
-_HERE = Path(__file__).resolve().parent  # the harness package: never shown to a bot
 
 
 # -- limits: prlimit and the bot's cgroups ----------------------------------------------
@@ -70,117 +80,30 @@ class Limited:
 # -- bubblewrap ------------------------------------------------------------------------
 
 
-def _is_system(path: str) -> bool:
-    return any(path == root or path.startswith(root + "/") for root in SYSTEM_PATHS)
-
-
-def _shebang(path: str) -> str | None:
-    """The interpreter a script names on its ``#!`` line (``env X`` resolved on PATH)."""
-    try:  # a regular file only: opening a FIFO to read would block the harness
-        first = read_regular(path, 256).split(b"\n", 1)[0]
-    except OSError:
-        return None
-    if not first.startswith(b"#!"):
-        return None
-    words = first[2:].decode("utf-8", "replace").split()
-    if not words:
-        return None
-    if os.path.basename(words[0]) == "env":
-        rest = [w for w in words[1:] if not w.startswith("-")]
-        return shutil.which(rest[0]) if rest else None
-    return words[0]
-
-
-def _root_of(path: str) -> str:
-    """The folder to show for a program outside the system folders.
-
-    A tool manager's folder (``~/.pyenv``, ``~/.nvm``: the first hidden component),
-    else an installation prefix (the parent of ``bin``), else the program's folder.
-    """
-    parts = Path(path).parts
-    for index, part in enumerate(parts[1:-1], 1):
-        if part.startswith("."):
-            return str(Path(*parts[: index + 1]))
-    parent = Path(path).parent
-    return str(parent.parent if parent.name == "bin" else parent)
-
-
-def _too_wide(root: str, hide: tuple[str, ...]) -> bool:
-    """True for a folder that shows more than a program's own installation.
-
-    ``/`` and every top folder (``/root``, ``/home``, ``/tmp``), a home folder, a
-    folder holding the harness, or one holding a folder no bot may see (compared as
-    resolved paths: ``hide`` is resolved too).
-    """
-    path = Path(root)
-    return (
-        len(path.parts) <= 2
-        or path.parent == Path("/home")
-        or Path.home().is_relative_to(path)
-        or _HERE.is_relative_to(path)
-        or any(Path(hidden).is_relative_to(path) for hidden in hide)
-    )
-
-
-def _shown_for(program: str, hide: tuple[str, ...]) -> str | None:
-    """The narrowest-sufficient existing path to show for ``program``: its installation, its folder, or itself."""
-    for root in (_root_of(program), os.path.dirname(program), program):
-        if os.path.exists(root) and not _too_wide(root, hide):
-            return root
-    return None
-
-
-def interpreter_roots(spec: BotSpec, hide: tuple[str, ...] = ()) -> list[str]:
-    """Paths outside the system folders that the bot's program needs (e.g. a pyenv Python).
-
-    Every path is resolved before it is judged (``#!/tmp/../usr/bin/python3`` is
-    ``/usr/bin/python3``; a symlinked ``argv[0]`` is its target), only existing paths
-    are shown, and never ``/``, a top or home folder, the harness, or a parent of
-    a folder in ``hide`` (a narrower path is shown instead).
-    """
-    folder = Path(os.path.realpath(spec.folder))
-    roots: list[str] = []
-    seen: set[str] = set()
-    todo = [resolve_program(spec.folder, spec.command[0])]
-    while todo and len(seen) < 8:
-        path = todo.pop()
-        if not os.path.isabs(path):
-            continue
-        real = os.path.realpath(path)
-        if real in seen or not os.path.isfile(real):
-            continue
-        seen.add(real)
-        # where the kernel finds it (its folders resolved, a venv's python3 symlink kept), and its target
-        located = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
-        for candidate in dict.fromkeys((located, real)):
-            if _is_system(candidate) or Path(candidate).is_relative_to(folder):
-                continue
-            root = _shown_for(candidate, hide)
-            if root is not None and root not in roots:
-                roots.append(root)
-        interpreter = _shebang(real)
-        if interpreter:
-            todo.append(interpreter)
-    return roots
-
-
 @dataclass(frozen=True)
 class Bubblewrap:
     """Bubblewrap around the bot, plus the resource limits of :class:`Limited`.
 
     ``hide`` names folders no bot may see (the output folder, every bot's folder):
     covered with an empty tmpfs wherever a folder shown to the bot would contain them.
+    ``runtimes`` are the organiser's extra runtime roots (resolved, checked by
+    :func:`check_runtimes`), shown read-only to every bot.
     """
 
     bwrap: str
     prlimit: str
     limits: tuple[tuple[str, int], ...] = ()
     hide: tuple[str, ...] = ()
+    runtimes: tuple[str, ...] = ()
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, limits = _limits_prefix(spec, dict(self.limits), self.prlimit)
         env = bot_environment(spec, tmp)
-        return [*prefix, *bwrap_argv(self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide, env=env)]
+        fd = seccomp.filter_fd()  # the spawn passes it to bwrap (pass_fds) and closes it here
+        argv = bwrap_argv(
+            self.bwrap, spec, tmp, limits["tmp_mb"] * MIB, self.hide, env=env, runtimes=self.runtimes, seccomp_fd=fd
+        )
+        return Prefix([*prefix, *argv], fds=(fd,))
 
     def for_build(self, spec: BotSpec, tmp: Path, room: int = 0) -> list[str]:
         """The sandbox for the build command: the bot's view, its own folder read-only, and a build space.
@@ -191,7 +114,9 @@ class Bubblewrap:
         builder = dataclasses.replace(spec, command=spec.build or spec.command)
         prefix, limits = _limits_prefix(builder, dict(self.limits), self.prlimit)
         env = bot_environment(builder, tmp)
-        argv = bwrap_argv(self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, env=env)
+        argv = bwrap_argv(
+            self.bwrap, builder, tmp, limits["tmp_mb"] * MIB, self.hide, env=env, runtimes=self.runtimes
+        )
         return [*prefix, *build_space(argv, room + limits["build_mb"] * MIB)]
 
 
@@ -222,13 +147,37 @@ def build_space(argv: list[str], size: int) -> list[str]:
     at = len(out) - 1 if out and out[-1] == "--" else len(out)
     return [*out[:at], *space, *out[at:]]
 
+    def check(self, spec: BotSpec) -> None:
+        """Raise HarnessError (one line) if the bot's program or a #! interpreter is not in the view."""
+        check_view(spec, self.runtimes)
+
 
 def hiding(wrapper: Wrapper | None, *paths: Path) -> Wrapper | None:
-    """``wrapper`` that also hides ``paths`` from every bot (a no-op without bubblewrap)."""
+    """``wrapper`` that also hides ``paths`` from every bot (a no-op without bubblewrap).
+
+    Raises HarnessError when a runtime root holds one of them (it would show it).
+    """
     if not isinstance(wrapper, Bubblewrap):
         return wrapper
     extra = tuple(str(Path(path).resolve()) for path in paths)
+    for root in wrapper.runtimes:
+        why = too_wide(root, extra)
+        if why is not None:
+            raise HarnessError(f"runtimes: {root!r} cannot be shown to bots: {why}")
     return dataclasses.replace(wrapper, hide=(*wrapper.hide, *extra))
+
+
+def check_bots(wrapper: Wrapper | None, bots: Sequence[BotSpec]) -> None:
+    """Raise HarnessError (one line naming the bot) for a bot that cannot start in ``wrapper``'s view.
+
+    A no-op without bubblewrap (there is no view). A bot with a build is checked only
+    once it is built (its program may not exist before).
+    """
+    if isinstance(wrapper, Bubblewrap):
+        for bot in bots:
+            program = bot.command[0]
+            if not bot.build or os.sep not in program or os.path.lexists(os.path.join(bot.folder, program)):
+                wrapper.check(bot)
 
 
 def bwrap_argv(
@@ -240,15 +189,25 @@ def bwrap_argv(
     *,
     writable: bool = False,
     env: Mapping[str, str] | None = None,
+    runtimes: Sequence[str] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bubblewrap command line (up to ``--``) for ``spec`` with private temp ``tmp``.
 
-    bubblewrap itself runs with the harness's environment; ``env`` (the bot's) is set
-    only inside, after ``--clearenv``.
+    The view is fixed: the system folders, /etc's runtime entries, ``runtimes`` and the
+    bot's own folder, nothing derived from the bot's files. One tmpfs of ``tmp_bytes``
+    holds all of the bot's temp space: ``/tmp``, ``/dev/shm`` (a link into it) and
+    HOME/TMPDIR. bubblewrap itself runs with the harness's environment; ``env`` (the
+    bot's, its PATH cut to the view's entries unless its bot.toml sets one) is set
+    only inside, after ``--clearenv``. ``seccomp_fd``: a readable fd holding
+    :func:`harness.seccomp.program`, which the spawn must pass on.
     """
-    size = str(tmp_bytes)
-    argv = [
-        bwrap,
+    folder = str(spec.folder)
+    roots = (*view_roots(runtimes), os.path.realpath(folder))
+    argv = [bwrap]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+    argv += [
         "--unshare-all",  # network, IPC, UTS, cgroup, user (and PID) namespaces
         "--unshare-user",
         "--unshare-pid",
@@ -264,26 +223,40 @@ def bwrap_argv(
             argv += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             argv += ["--ro-bind", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev"]
-    argv += ["--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp"]
-    # HOME and TMPDIR name the host temp path: the same path, private, inside
+    for path in etc_paths():
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        else:
+            argv += ["--ro-bind", path, path]
+    argv += ["--proc", "/proc", "--tmpfs", "/dev"]
+    for node in DEV_NODES:
+        if os.path.exists(f"/dev/{node}"):
+            argv += ["--dev-bind", f"/dev/{node}", f"/dev/{node}"]
+    for target, link in DEV_LINKS:
+        argv += ["--symlink", target, link]
+    argv += ["--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    # HOME and TMPDIR name the host temp path: the same path inside, in the one tmpfs
     tmp_path = str(tmp)
-    argv += ["--dir", tmp_path] if tmp_path.startswith("/tmp/") else ["--size", size, "--tmpfs", tmp_path]
+    if tmp_path.startswith("/tmp/"):
+        argv += ["--dir", tmp_path]
+    else:
+        inside = f"/tmp/{os.path.basename(tmp_path.rstrip('/')) or 'home'}"
+        argv += ["--dir", inside, "--symlink", inside, tmp_path]
     # mounts apply in order: binds after the /tmp tmpfs, or one under /tmp would vanish
-    # (a clone and its virtualenv in /tmp/...)
-    roots = interpreter_roots(spec, hide)
-    for root in roots:
-        argv += ["--ro-bind", root, root]
-    folder = str(spec.folder)
-    # e.g. an interpreter in ~/bin shows all of ~, and with it a league folder in ~
-    shown = [*roots, *(p for p in SYSTEM_PATHS if os.path.isdir(p) and not os.path.islink(p))]
+    # (a bot folder or a runtime in /tmp/...); a hidden folder inside a shown one is covered
+    for path in runtimes:
+        argv += ["--ro-bind", path, path]
+    shown = [path for path in roots if os.path.isdir(path) and not os.path.islink(path)]
     for path in dict.fromkeys(hide):
         if path != folder and os.path.isdir(path) and any(Path(path).is_relative_to(root) for root in shown):
             argv += ["--tmpfs", path]
     argv += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--clearenv"]
-    for key, value in (env or {}).items():
+    values = dict(env or {})
+    if "PATH" in values and "PATH" not in spec.env:
+        values["PATH"] = view_path(values["PATH"], roots)
+    for key, value in values.items():
         argv += ["--setenv", key, value]
     argv.append("--")
     return argv
@@ -294,16 +267,20 @@ def bwrap_argv(
 
 @functools.lru_cache(maxsize=4)
 def _bwrap_works(bwrap: str) -> str | None:
-    """Run a trivial sandbox (once per process); return None if it works, else bubblewrap's complaint."""
+    """Run a trivial sandbox with the seccomp filter (once per process); return None if it works, else bubblewrap's complaint."""
+    fd = seccomp.filter_fd()
     try:
         done = subprocess.run(
-            [*bwrap_argv(bwrap, _PROBE, Path("/tmp/llama-probe"), MIB), "/bin/true"],
+            [*bwrap_argv(bwrap, _PROBE, Path("/tmp/llama-probe"), MIB, seccomp_fd=fd), "/bin/true"],
             capture_output=True,
             timeout=10,
             check=False,
+            pass_fds=(fd,),
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return str(err)
+    finally:
+        os.close(fd)
     if done.returncode != 0:
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return lines[-1] if lines else f"exit status {done.returncode}"
@@ -335,15 +312,19 @@ def _warn_cgroups() -> None:
         )
 
 
-def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapper | None:
-    """Return the wrapper for ``mode`` (auto, bwrap, none) with the league's ``limits``.
+def resolve_sandbox(
+    mode: str, limits: Mapping[str, int] | None = None, runtimes: Sequence[str | Path] = ()
+) -> Wrapper | None:
+    """Return the wrapper for ``mode`` (auto, bwrap, none) with the league's ``limits`` and ``runtimes``.
 
-    Raises HarnessError for an unknown mode or limit, or ``bwrap`` when bubblewrap is
-    missing or cannot run. ``auto`` without bubblewrap warns on stderr and limits only.
+    Raises HarnessError for an unknown mode or limit, a refused runtime root (see
+    :func:`check_runtimes`), or ``bwrap`` when bubblewrap is missing or cannot run.
+    ``auto`` without bubblewrap warns on stderr and limits only (runtimes then mean nothing).
     """
     if mode not in MODES:
         raise HarnessError(f"--sandbox {mode!r}: choose one of {', '.join(MODES)}")
     league = tuple(sorted(check_limits(limits or {}, "limits").items()))
+    shown = check_runtimes(runtimes)
     prlimit = shutil.which("prlimit") or ("/usr/bin/prlimit" if os.path.exists("/usr/bin/prlimit") else None)
     if mode in ("auto", "bwrap"):
         bwrap = shutil.which("bwrap") or ("/usr/bin/bwrap" if os.path.exists("/usr/bin/bwrap") else None)
@@ -358,7 +339,7 @@ def resolve_sandbox(mode: str, limits: Mapping[str, int] | None = None) -> Wrapp
                     "--sandbox: prlimit (util-linux) is not installed; it applies the resource limits"
                 )
             _warn_cgroups()
-            return Bubblewrap(bwrap, prlimit, league)
+            return Bubblewrap(bwrap, prlimit, league, runtimes=shown)
         if mode == "bwrap":
             raise HarnessError(f"--sandbox bwrap: {problem}")
         print(f"warning: {problem}; bots run without a sandbox: {MISSING}", file=sys.stderr)
@@ -373,11 +354,14 @@ __all__ = [
     "BUILD_DIR",
     "MISSING",
     "MODES",
+    "SYSTEM_PATHS",
     "Bubblewrap",
     "Limited",
     "build_space",
     "bwrap_argv",
+    "check_bots",
+    "check_runtimes",
+    "check_view",
     "hiding",
-    "interpreter_roots",
     "resolve_sandbox",
 ]

@@ -17,21 +17,21 @@ from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import bot_environment
 from harness.errors import HarnessError
 from harness.limits import DEFAULTS, merge_limits
-from harness.sandbox import Bubblewrap, Limited, interpreter_roots, resolve_sandbox
+from harness.sandbox import Bubblewrap, Limited, resolve_sandbox
 
 HARNESS = Path(sandbox.__file__).resolve().parent
 BWRAP = shutil.which("bwrap")
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it")
 
 PROBE = r"""
-import json, os, socket, sys
+import errno, json, os, socket, sys
 out = {}
 port = int(sys.argv[1])
 try:
     socket.create_connection(("127.0.0.1", port), timeout=2).close()
     out["network"] = "connected"
 except OSError as err:
-    out["network"] = type(err).__name__
+    out["network"] = errno.errorcode.get(err.errno or 0, type(err).__name__)
 out["harness_visible"] = os.path.exists(sys.argv[2])
 out["secret_visible"] = os.path.exists(sys.argv[3])
 try:
@@ -185,11 +185,40 @@ def test_bwrap_argv_shows_only_what_a_bot_needs(tmp_path: Path) -> None:
     assert str(spec.folder) in binds
 
 
-def test_interpreter_roots_never_expose_the_harness(tmp_path: Path) -> None:
-    for root in interpreter_roots(
-        load_bot(Path(__file__).resolve().parent.parent / "sample_bots" / "random")
-    ):
-        assert root != "/" and not HARNESS.is_relative_to(root)
+def test_the_view_is_fixed_whatever_the_bots_files_say(tmp_path: Path) -> None:
+    """No #! line, env -S argument or symlink in a bot folder adds a bind: the same view for every bot."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    sneaky = tmp_path / "sneaky"
+    sneaky.mkdir()
+    (sneaky / "bot.py").write_text(f"#!/usr/bin/env -S -u {HARNESS} python3\n")
+    (sneaky / "run").symlink_to(HARNESS / "__init__.py")
+    wrapper = Bubblewrap("bwrap", "prlimit")
+    views = []
+    for folder, command in ((plain, ("python3", "bot.py")), (sneaky, ("./bot.py",)), (sneaky, ("./run",))):
+        spec = BotSpec(name="b", version="1", folder=folder, command=command)
+        argv = sandbox.bwrap_argv("bwrap", spec, Path("/tmp/llama-x"), 1 << 20)
+        views.append([argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind") and argv[i + 1] != str(folder)])
+    assert views[0] == views[1] == views[2]
+    assert not any(HARNESS.is_relative_to(bind) for bind in views[0])
+    assert "/etc" not in views[0] and "/opt" not in views[0] and "/etc/shadow" not in views[0]
+    assert "/etc/ld.so.cache" in views[0] or not os.path.exists("/etc/ld.so.cache")
+    assert wrapper.runtimes == ()
+
+
+def test_a_runtime_that_shows_too_much_is_refused_in_one_line(tmp_path: Path) -> None:
+    for wide, why in (("/", "top folder"), ("/usr", "top folder"), (str(Path.home()), "top folder|home folder"),
+                      (str(HARNESS.parent), "holds the harness"), (str(tmp_path / "missing"), "not a folder"),
+                      ("relative/jdk", "not an absolute path")):
+        with pytest.raises(HarnessError, match=f"^runtimes: .*({why})") as caught:
+            sandbox.check_runtimes([wide])
+        assert "\n" not in str(caught.value)
+    jdk = tmp_path / "site" / "jdk"
+    jdk.mkdir(parents=True)
+    assert sandbox.check_runtimes([str(jdk), str(jdk)]) == (str(jdk.resolve()),)
+    shown = Bubblewrap("bwrap", "prlimit", runtimes=(str(tmp_path / "site"),))
+    with pytest.raises(HarnessError, match=r"^runtimes: .*site' cannot be shown to bots: it holds .*league-out"):
+        sandbox.hiding(shown, tmp_path / "site" / "league-out")
 
 
 def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, object]:
@@ -208,12 +237,11 @@ def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, o
         spec = _spec(folder)
         wrapper = resolve_sandbox(mode, limits)
         assert wrapper is not None
-        program = shutil.which("python3")
-        assert program is not None
+        argv = wrapper(spec, home)
         done = subprocess.run(
             [
-                *wrapper(spec, home),
-                program,
+                *argv,
+                "python3",  # found on the bot's PATH by the wrapper's last step (in the sandbox: the view's)
                 "probe.py",
                 str(listener.getsockname()[1]),
                 str(HARNESS),
@@ -225,6 +253,7 @@ def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, o
             timeout=60,
             check=False,
             start_new_session=True,
+            pass_fds=getattr(argv, "fds", ()),
         )
     finally:
         listener.close()
@@ -237,7 +266,7 @@ def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, o
 @needs_bwrap
 def test_inside_the_sandbox(tmp_path: Path) -> None:
     found = _run_probe("bwrap", tmp_path, {"tmp_mb": 4, "memory_mb": 512, "processes": 10})
-    assert found["network"] == "ConnectionRefusedError"  # a private network namespace: nobody listens
+    assert found["network"] == "EAFNOSUPPORT"  # no TCP at all (seccomp), and a private network namespace
     assert found["harness_visible"] is False and found["secret_visible"] is False
     assert found["own_folder_writable"] is False
     assert found["tmp_mib_written"] in (3, 4)  # the 4 MiB tmpfs is full (some pages are metadata)
@@ -259,74 +288,42 @@ def test_without_sandbox_limits_still_apply(tmp_path: Path) -> None:
 
 
 @needs_bwrap
-def test_an_interpreter_under_tmp_stays_visible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A clone and its virtualenv under /tmp (as on CI): binds must come after the /tmp tmpfs."""
-    python = tmp_path / "venv" / "bin" / "python3"
-    python.parent.mkdir(parents=True)
-    python.symlink_to(os.path.realpath(shutil.which("python3") or "python3"))
+def test_a_tool_outside_the_view_needs_a_runtime_even_under_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pyenv-like tool on PATH is not in the view (a one-line error); a runtime under /tmp shows it.
+
+    The runtime's bind comes after the /tmp tmpfs, or it would vanish (a clone and its tools under /tmp, as on CI).
+    """
+    tool = tmp_path / "tools" / "bin" / "hello-tool"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("#!/bin/sh\necho hi from the sandbox\n")
+    tool.chmod(0o755)
     folder = tmp_path / "bot"
     folder.mkdir()
-    (folder / "hi.py").write_text("print('hi from the sandbox')\n")
-    monkeypatch.setenv("PATH", f"{python.parent}:{os.environ['PATH']}")
-    spec = BotSpec(name="probe", version="1", folder=folder, command=("python3", "hi.py"))
-    wrapper = resolve_sandbox("bwrap", {})
+    monkeypatch.setenv("PATH", f"{tool.parent}:{os.environ['PATH']}")
+    spec = BotSpec(name="probe", version="1", folder=folder, command=("hello-tool",))
+    bare = resolve_sandbox("bwrap", {})
+    with pytest.raises(HarnessError, match=r"^bot 'probe': command 'hello-tool' is not on the sandbox's PATH \(.*runtimes"):
+        sandbox.check_bots(bare, [spec])
+    wrapper = resolve_sandbox("bwrap", {}, [str(tmp_path / "tools")])
+    sandbox.check_bots(wrapper, [spec])
     assert wrapper is not None
-    home = Path(f"/tmp/llama-probe-venv-{os.getpid()}")
+    home = Path(f"/tmp/llama-probe-tool-{os.getpid()}")
     home.mkdir(exist_ok=True)
     try:
+        argv = wrapper(spec, home)
         done = subprocess.run(
-            [*wrapper(spec, home), str(python), "hi.py"],
+            [*argv, "hello-tool"],
             cwd=folder,
             env=bot_environment(spec, home),
             capture_output=True,
             timeout=60,
             check=False,
+            pass_fds=getattr(argv, "fds", ()),
         )
     finally:
         shutil.rmtree(home, ignore_errors=True)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode().strip() == "hi from the sandbox"
-
-
-@needs_bwrap
-def test_a_folder_shown_for_the_interpreter_never_shows_the_output_folder(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An interpreter in ~/bin shows all of ~; a league folder in ~ must stay hidden."""
-    home = tmp_path / "home"
-    python = home / "bin" / "python3"
-    python.parent.mkdir(parents=True)
-    python.symlink_to(os.path.realpath(shutil.which("python3") or "python3"))
-    secret = home / "league-out" / "replays" / "game-000001.jsonl.part"
-    secret.parent.mkdir(parents=True)
-    secret.write_text("every hand\n")
-    folder = home / "bots" / "mine"
-    folder.mkdir(parents=True)
-    (folder / "look.py").write_text(f"import os; print(os.path.exists({str(secret)!r}))\n")
-    monkeypatch.setenv("PATH", f"{python.parent}:{os.environ['PATH']}")
-    spec = BotSpec(name="probe", version="1", folder=folder, command=("python3", "look.py"))
-    bare = resolve_sandbox("bwrap", {})
-
-    def sees_the_secret(wrapper: object) -> str:
-        assert callable(wrapper)
-        scratch = Path(f"/tmp/llama-probe-hide-{os.getpid()}")
-        scratch.mkdir(exist_ok=True)
-        try:
-            done = subprocess.run(
-                [*wrapper(spec, scratch), str(python), "look.py"],
-                cwd=folder,
-                env=bot_environment(spec, scratch),
-                capture_output=True,
-                timeout=60,
-                check=False,
-            )
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
-        assert done.returncode == 0, done.stderr.decode()
-        return done.stdout.decode().strip()
-
-    assert sees_the_secret(bare) == "True"  # the premise: ~ is shown for the interpreter
-    assert sees_the_secret(sandbox.hiding(bare, home / "league-out", folder)) == "False"
 
 
 @needs_bwrap

@@ -59,6 +59,40 @@ def env_argv(env: dict[str, str]) -> list[str]:
     return [program, "-i", *(f"{key}={value}" for key, value in env.items())]
 
 
+class Prefix(list[str]):
+    """A wrapper's argv prefix that needs file descriptors passed to it (``bwrap --seccomp FD``).
+
+    The spawn passes ``fds`` on (``pass_fds``: no ``preexec_fn``) and then closes them
+    in the referee: each is for one spawn.
+    """
+
+    def __init__(self, argv: Sequence[str], fds: Sequence[int] = ()) -> None:
+        super().__init__(argv)
+        self.fds = tuple(fds)
+
+
+def close_fds(wrapper: Sequence[str]) -> None:
+    """Close the referee's copies of the fds a :class:`Prefix` passed (idempotent)."""
+    for fd in getattr(wrapper, "fds", ()):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    if isinstance(wrapper, Prefix):
+        wrapper.fds = ()
+
+
+def program_path(folder: Path, program: str, wrapped: bool) -> str:
+    """argv[0] for a bot's or a build's program.
+
+    A path is made absolute from the bot's folder. A bare name under a wrapper stays
+    bare: the wrapper's last step (``env -i``, ``bwrap``) finds it on the bot's own
+    PATH, which in the sandbox is the view's PATH (``python3`` is ``/usr/bin/python3``
+    there, not the harness's pyenv shim).
+    """
+    if wrapped and os.sep not in program:
+        return program
+    return resolve_program(folder, program)
+
+
 def launch_environment(spec: BotSpec, tmp: Path, wrapper: Sequence[str]) -> dict[str, str]:
     """The environment to start ``[*wrapper, program]`` with.
 
@@ -101,7 +135,7 @@ class BotProcess:
         self._log_cap = log_cap
         self._logged = 0
         self._tail = b""
-        argv = [resolve_program(spec.folder, spec.command[0]), *spec.command[1:]]
+        argv = [program_path(spec.folder, spec.command[0], bool(wrapper)), *spec.command[1:]]
         self._wrapper = list(wrapper)
         tmp.mkdir(parents=True, exist_ok=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,6 +151,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=getattr(wrapper, "fds", ()),
                 bufsize=0,
             )
         except (OSError, ValueError) as err:
@@ -124,6 +159,8 @@ class BotProcess:
             cgroups.release(self._wrapper)
             why = err.strerror if isinstance(err, OSError) else str(err)
             raise BotFault(f"cannot start {argv[0]!r}: {why}", FaultKind.STARTUP) from None
+        finally:
+            close_fds(wrapper)
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr  # PIPE was asked for
         _LIVE.add(self.proc.pid)
         self._in = self.stdin_fd = self.proc.stdin.fileno()  # non-blocking: BotSession.ask writes it directly
@@ -482,8 +519,10 @@ def _is_zombie(pid: int) -> bool:
 __all__ = [
     "LOG_CAP",
     "BotProcess",
+    "Prefix",
     "become_subreaper",
     "bot_environment",
+    "close_fds",
     "descendants",
     "env_argv",
     "folder_bytes",
@@ -491,5 +530,6 @@ __all__ = [
     "harness_environment",
     "kill_tree",
     "launch_environment",
+    "program_path",
     "wait_build",
 ]

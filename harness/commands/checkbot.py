@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
-from harness.commands.common import friendly, known_game
+from harness.commands.common import friendly, known_game, runtime_option
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.limits import MAX_SECONDS
 from harness.terminal import printable
@@ -58,6 +59,7 @@ from harness.terminal import printable
     default=None,
     help="Keep logs and replays in this folder [default: a temporary folder, removed].",
 )
+@runtime_option
 @friendly
 def check_bot(
     bot_dir: Path,
@@ -69,6 +71,7 @@ def check_bot(
     startup_time: float,
     sandbox: str,
     out: Path | None,
+    runtimes: tuple[str, ...],
 ) -> None:
     """Check that the bot in BOT_DIR speaks protocol v1: PASS/FAIL per check, exit 0 if all pass."""
     from harness.checkbot import Settings, default_opponents
@@ -80,7 +83,7 @@ def check_bot(
         game = _own_game(bot_dir)
     settings = Settings(
         clock=Clock(startup=startup_time, move=move_time),
-        wrapper=resolve_sandbox(sandbox),
+        wrapper=resolve_sandbox(sandbox, None, [os.path.abspath(path) for path in runtimes]),
         opponents=opponents or default_opponents(game),
         games=games,
         game=game,

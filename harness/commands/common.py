@@ -113,6 +113,18 @@ def rules_options(func: F) -> F:
     return func
 
 
+def runtime_option(func: F) -> F:
+    """``--runtime PATH`` (repeatable): a folder every sandboxed bot also sees, read-only (param ``runtimes``)."""
+    return click.option(
+        "--runtime",
+        "runtimes",
+        multiple=True,
+        metavar="PATH",
+        help="A runtime folder (an interpreter, a JDK) to show every sandboxed bot, read-only; repeatable. "
+        "See docs/sandbox.md.",
+    )(func)
+
+
 def collect_rules(kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop the rules options that were given on the command line."""
     return {key: value for key in _rule_options() if (value := kwargs.pop(key, None)) is not None}

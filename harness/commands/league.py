@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from harness.commands.common import collect_rules, friendly, rules_options
+from harness.commands.common import collect_rules, friendly, rules_options, runtime_option
 from harness.errors import HarnessError
 from harness.league.config import MAX_GAMES
 
@@ -109,6 +109,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
     help="--until-decided: chance that every decided pair is in the right order.",
 )
 @rules_options
+@runtime_option
 @friendly
 def league(
     bots: Path,
@@ -120,6 +121,7 @@ def league(
     duplicate: bool | None,
     cluster: str | None,
     sandbox: Any,
+    runtimes: tuple[str, ...],
     force: bool,
     gauntlet: tuple[Path, ...],
     until_decided: bool,
@@ -148,6 +150,7 @@ def league(
             move_time=move_time,
             startup_time=startup_time,
             sandbox=sandbox,
+            runtimes=runtimes,
             game=rules.pop("game", None),
             rules=collect_rules(rules),
             gauntlet=gauntlet,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import click
 
 from harness.bots.manifest import load_bot
-from harness.commands.common import collect_rules, friendly, rules_options
+from harness.commands.common import collect_rules, friendly, rules_options, runtime_option
 from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
@@ -69,6 +70,7 @@ SEED = _Seed()
 @click.option("--force", is_flag=True, help="If --out holds another match, discard it and start over.")
 @sprt_options
 @rules_options
+@runtime_option
 @friendly
 def match(
     bots: tuple[Path, ...],
@@ -77,6 +79,7 @@ def match(
     out: Path,
     compress: bool,
     sandbox: Any,
+    runtimes: tuple[str, ...],
     force: bool,
     move_time: float | None,
     startup_time: float | None,
@@ -94,13 +97,16 @@ def match(
     first bot is stronger than the second by ELO1 (H1) or by ELO0 at most (H0).
     """
     if sprt is not None:
-        sprt_match(bots, sprt, alpha, beta, games, seed, out, sandbox, jobs, move_time, startup_time, rules, force)
+        sprt_match(
+            bots, sprt, alpha, beta, games, seed, out, sandbox, jobs, move_time, startup_time, rules, force, runtimes
+        )
         return
     games = 10 if games is None else games
     from harness.commands.running import run_with_progress
     from harness.league.config import default_jobs, entrants
     from harness.league.matches import match_config
     from harness.limits import merge_limits
+    from harness.sandbox import check_runtimes
 
     game = get_game(rules.pop("game", None) or DEFAULT_GAME)
     specs = tuple(entrants([load_bot(folder) for folder in bots]))
@@ -125,6 +131,7 @@ def match(
         jobs=jobs or default_jobs(),
         sandbox=sandbox,
         compress=compress,
+        runtimes=check_runtimes([os.path.abspath(path) for path in runtimes], "--runtime"),
         game=game.name,
     )
     if seed is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from harness.commands.common import friendly
+from harness.commands.common import friendly, runtime_option
 from harness.errors import HarnessError
 from harness.terminal import printable
 
@@ -70,6 +71,7 @@ STEP_PROMPT = "[Enter] next step, q quit: "
     show_default=True,
     help="With --bot: run the bot as a match does (auto: bubblewrap when installed).",
 )
+@runtime_option
 @friendly
 def replay(
     files: tuple[str, ...],
@@ -82,6 +84,7 @@ def replay(
     bot_dir: Path | None,
     dump: Path | None,
     sandbox: str,
+    runtimes: tuple[str, ...],
 ) -> None:
     """Show a replay FILE step by step, check FILES (files, folders, globs) with --verify, or
     reproduce one decision offline with --at N --seat K --bot DIR."""
@@ -92,7 +95,7 @@ def replay(
             raise HarnessError(
                 "reproduce a decision with: replay FILE --at N --seat K [--bot DIR] [--dump FILE]"
             )
-        _reproduce(Path(files[0]), seat, decision, bot_dir, dump, sandbox)
+        _reproduce(Path(files[0]), seat, decision, bot_dir, dump, sandbox, runtimes)
         return
 
     if verify and is_batch(files):
@@ -180,7 +183,13 @@ def _show(file: Path, seat: int | None, step: bool) -> None:
 
 
 def _reproduce(
-    file: Path, seat: int, decision: int, bot_dir: Path | None, dump: Path | None, sandbox: str
+    file: Path,
+    seat: int,
+    decision: int,
+    bot_dir: Path | None,
+    dump: Path | None,
+    sandbox: str,
+    runtimes: tuple[str, ...] = (),
 ) -> None:
     """Rebuild a seat's input up to a decision; write it, and/or feed it to a bot and compare."""
     from harness.replay.reproduce import feed, rebuild_file
@@ -203,7 +212,7 @@ def _reproduce(
 
     for line in summary(file, given):
         click.echo(printable(line))
-    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox), hide=[file.resolve().parent])
+    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox, None, [os.path.abspath(p) for p in runtimes]), hide=[file.resolve().parent])
     for line in verdict(given, answer):
         click.echo(printable(line))
     if answer.fault is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -72,6 +73,7 @@ def sprt_match(
     startup_time: float | None,
     rules: dict[str, Any],
     force: bool = False,
+    runtimes: tuple[str, ...] = (),
 ) -> None:
     """Run the test, print its verdict and write ``summary.json`` (``sprt``) into ``out``.
 
@@ -86,6 +88,7 @@ def sprt_match(
     from harness.league.sprt_run import run_sprt
     from harness.league.standings import render
     from harness.limits import merge_limits
+    from harness.sandbox import check_runtimes
     from harness.seeds import seed_secret, seed_warning
 
     bounds = _bounds(sprt, alpha, beta)
@@ -120,6 +123,7 @@ def sprt_match(
         jobs=jobs or default_jobs(),
         sandbox=sandbox,  # type: ignore[arg-type]
         limits={},
+        runtimes=check_runtimes([os.path.abspath(path) for path in runtimes], "--runtime"),
         game=game.name,
     )
     a, b = specs[0].name, specs[1].name

@@ -50,6 +50,10 @@ class LeagueFile(BaseModel):
     startup_time: float | None = Field(default=None, gt=0)
     jobs: int | None = Field(default=None, ge=1)
     sandbox: SandboxMode | None = None
+    runtimes: list[str] = Field(
+        default_factory=list,
+        description="Folders shown read-only to every sandboxed bot beside the system's (an interpreter, a JDK)",
+    )
     limits: dict[str, int] = Field(default_factory=dict)
 
 
@@ -67,6 +71,7 @@ class Overrides:
     sandbox: SandboxMode | None = None
     rules: Mapping[str, object] = field(default_factory=dict)
     game: str | None = None
+    runtimes: tuple[str, ...] = ()  # --runtime: added to the league file's runtimes
     gauntlet: tuple[Path, ...] = ()  # new bots' folders: a gauntlet against BOTS as the field
 
 
@@ -89,6 +94,7 @@ class LeagueConfig:
     gauntlet: tuple[str, ...] = ()  # the new bots of a gauntlet (the rest are the field)
     kind: Kind = "league"  # a match: one table of every bot in the order given, seats rotating
     compress: bool = False  # replays as .jsonl.gz
+    runtimes: tuple[str, ...] = ()  # runtime roots shown to sandboxed bots (resolved, checked)
 
     @property
     def names(self) -> list[str]:
@@ -125,6 +131,7 @@ class LeagueConfig:
             **self.identity(),
             "jobs": self.jobs,
             "sandbox": self.sandbox,
+            "runtimes": list(self.runtimes),
             "compress": self.compress,
             "folders": {bot.name: str(bot.origin) for bot in self.bots},
         }
@@ -248,6 +255,10 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
     limits = dict(file.limits) if file else {}
     for bot in bots:  # a bad [limits] table is bad input: say so now, not in a worker
         merge_limits(limits, bot.limits, bot.name)
+    from harness.sandbox import check_runtimes  # here: the sandbox imports the match layer
+
+    runtimes = check_runtimes([str(base / entry) for entry in file.runtimes], f"{where}runtimes") if file else ()
+    runtimes += check_runtimes([os.path.abspath(entry) for entry in overrides.runtimes], "--runtime")
     duplicate = bool(pick(overrides.duplicate, file and file.duplicate, True))
     if gauntlet and not duplicate:
         raise HarnessError("--gauntlet needs duplicate deals (no --no-duplicate)")
@@ -265,4 +276,5 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
         limits=limits,
         game=game.name,
         gauntlet=gauntlet,
+        runtimes=tuple(dict.fromkeys(runtimes)),
     )

@@ -38,6 +38,7 @@ def match_config(
     sandbox: SandboxMode = "auto",
     compress: bool = False,
     game: str = DEFAULT_GAME,
+    runtimes: tuple[str, ...] = (),
 ) -> LeagueConfig:
     """The league config of a match: every bot at one table, in the order given.
 
@@ -59,6 +60,7 @@ def match_config(
         kind="match",
         compress=compress,
         game=game,
+        runtimes=runtimes,
     )
 
 

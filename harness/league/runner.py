@@ -52,7 +52,7 @@ from harness.match import (
 )
 from harness.referee import GameResult
 from harness.replay.io import sync_filesystem
-from harness.sandbox import hiding, resolve_sandbox
+from harness.sandbox import check_bots, hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
 from harness.timing import Timing
 
@@ -78,6 +78,7 @@ class JobTask:
     kind: str = "league"  # a match names its replays game-00001.jsonl, in one folder
     compress: bool = False
     keep_results: bool = False  # also return the referee's GameResults (the library's run_match)
+    runtimes: tuple[str, ...] = ()  # with ``sandbox``: the runtime roots the worker's sandbox shows
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def run_job(task: JobTask) -> JobOutcome:
     wrapper = task.wrapper
     if task.sandbox is not None:
         wrapper = hiding(
-            resolve_sandbox(task.sandbox, dict(task.limits)), league, *(b.folder for b in task.bots)
+            resolve_sandbox(task.sandbox, dict(task.limits), task.runtimes), league, *(b.folder for b in task.bots)
         )
     settings = TableSettings(
         game=game.name,
@@ -323,6 +324,7 @@ def sealed(config: LeagueConfig, folder: Path, wrapper: Wrapper | None) -> Leagu
     for stale in SnapshotStore(folder / SNAPSHOTS).staged():  # left by a killed run (we hold the lock)
         remove_tree(stale)
     bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
+    check_bots(wrapper, bots)  # a built program, or its #! interpreter, outside the sandbox's view
     return dataclasses.replace(config, bots=bots)
 
 
@@ -430,8 +432,9 @@ def run_league(
     if isinstance(wrapper, EllipsisType):
         # Resolved here once: a bad mode or limit fails before any game, and warns once.
         wrapper = hiding(
-            resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
+            resolve_sandbox(config.sandbox, config.limits, config.runtimes), folder, *(bot.folder for bot in config.bots)
         )
+        check_bots(wrapper, config.bots)
     with interruptible(), locked(folder):
         return _run(config, folder, wrapper, cluster, force, listener, started, keep_results)
 
@@ -459,6 +462,7 @@ def job_task(
         wrapper=None if cluster else wrapper,
         sandbox=config.sandbox if cluster else None,
         limits=dict(config.limits),
+        runtimes=config.runtimes,
         league=str(folder),
         temp_root=temp_root,
         secret=secret,

@@ -42,7 +42,7 @@ from harness.league.runner import (
 from harness.league.schedule import Job, ScheduledGame, batch_jobs, deal_group
 from harness.league.store import Store, locked
 from harness.match import Wrapper
-from harness.sandbox import hiding, resolve_sandbox
+from harness.sandbox import check_bots, hiding, resolve_sandbox
 from harness.seeds import new_secret, seed_secret
 
 
@@ -132,8 +132,9 @@ def run_sequential(
     """
     folder = folder.resolve()
     wrapper = hiding(
-        resolve_sandbox(config.sandbox, config.limits), folder, *(bot.folder for bot in config.bots)
+        resolve_sandbox(config.sandbox, config.limits, config.runtimes), folder, *(bot.folder for bot in config.bots)
     )
+    check_bots(wrapper, config.bots)
     folder.mkdir(parents=True, exist_ok=True)
     with interruptible(), locked(folder):
         config = sealed(config, folder, wrapper)  # built, and running from snapshots

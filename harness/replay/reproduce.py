@@ -32,7 +32,7 @@ from harness.referee import play_game
 from harness.replay.io import read_replay
 from harness.replay.records import FaultRecord, Record
 from harness.replay.verify import verify
-from harness.sandbox import hiding
+from harness.sandbox import check_bots, hiding
 
 _ENVELOPE = {"type", "seat", "forced", "ms"}  # an action record's fields that are the referee's
 
@@ -290,6 +290,7 @@ def feed(
         logs.mkdir()
         wrapper = hiding(wrapper, logs, *hide)
         spec = build_bot(spec, logs, wrapper=wrapper, store=work / "bots")  # run from its snapshot
+        check_bots(wrapper, [spec])
         tmp = work / "tmp"
         tmp.mkdir()
         log = logs / f"{spec.name}.stderr.log"
