@@ -119,6 +119,10 @@ class Bubblewrap:
         )
         return [*prefix, *build_space(argv, room + limits["build_mb"] * MIB)]
 
+    def check(self, spec: BotSpec) -> None:
+        """Raise HarnessError (one line) if the bot's program or a #! interpreter is not in the view."""
+        check_view(spec, self.runtimes)
+
 
 BUILD_DIR = "/build"  # where a build runs inside bubblewrap: a tmpfs of the build's size
 

@@ -146,7 +146,7 @@ def _build(
 ) -> tuple[Path, str]:
     """Run the build; return the staging folder holding its sealed result, and the result's digest."""
     assert bot.build  # only bots with a build are built
-    program = _program(bot)
+    _program(bot)  # found here, or one line before any sandbox starts
     logs.mkdir(parents=True, exist_ok=True)
     log = logs / f"{bot.name}.build.log"
     cap = merge_limits(dict(getattr(wrapper, "limits", ())), bot.limits, bot.name)["build_mb"] * MIB
