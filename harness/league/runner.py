@@ -324,7 +324,8 @@ def sealed(config: LeagueConfig, folder: Path, wrapper: Wrapper | None) -> Leagu
     for stale in SnapshotStore(folder / SNAPSHOTS).staged():  # left by a killed run (we hold the lock)
         remove_tree(stale)
     bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
-    check_bots(wrapper, bots)  # a built program, or its #! interpreter, outside the sandbox's view
+    # a built program, or its #! interpreter, outside the sandbox's view (the others are checked before the build)
+    check_bots(wrapper, [bot for bot in bots if bot.build])
     return dataclasses.replace(config, bots=bots)
 
 

@@ -101,7 +101,10 @@ def _site(tmp_path: Path) -> Path:
 
 
 def _peek_toml(folder: Path, command: list[str], site: Path) -> None:
-    paths = os.pathsep.join(str(site / name) for name in ("out", "bots/random", "private.txt"))
+    # what the league folder holds, not the folder itself: a bot runs from its snapshot in
+    # out/bots/<digest>/, so the folders on that path exist (empty but for its own) in its view
+    names = ("out/league.db", "out/logs", "out/replays", "bots/random", "private.txt")
+    paths = os.pathsep.join(str(site / name) for name in names)
     quoted = ", ".join(f'"{arg}"' for arg in command)
     (folder / "bot.toml").write_text(
         f'name = "peek"\nversion = "1"\ncommand = [{quoted}]\n[env]\nPEEK_PATHS = "{paths}"\n'
@@ -133,7 +136,7 @@ def _play_site(mode: str, folder: Path, site: Path, runtimes: tuple[str, ...] = 
 def _assert_confined(mode: str, site: Path, folder: Path, log: Path) -> None:
     seen, root, pids = _peeked(log)
     if mode == "none":  # the premise: the bot does look, and without a sandbox it sees
-        assert str(site / "out") in seen and str(site / "bots" / "random") in seen
+        assert str(site / "out" / "league.db") in seen and str(site / "bots" / "random") in seen
         return
     assert seen == [], seen
     assert root == [], root  # nothing of /root: the view is the system's runtime folders
@@ -155,7 +158,8 @@ def test_a_shebang_through_tmp_dotdot_shows_nothing_of_the_host(mode: str, tmp_p
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_symlinked_program_out_of_its_folder_is_shown_only_as_a_runtime(mode: str, tmp_path: Path) -> None:
+def test_a_symlinked_program_out_of_its_folder_is_refused(mode: str, tmp_path: Path) -> None:
+    """``run -> ../../bin/peek``: a link out of the folder is never followed, neither into the view nor into the snapshot."""
     site = _site(tmp_path)
     (site / "bin").mkdir()
     program = site / "bin" / "peek"
@@ -165,15 +169,14 @@ def test_a_symlinked_program_out_of_its_folder_is_shown_only_as_a_runtime(mode: 
     folder.mkdir()
     (folder / "run").symlink_to("../../bin/peek")
     _peek_toml(folder, ["./run"], site)
-    runtimes: tuple[str, ...] = ()
-    if mode == "bwrap":  # a link out of the folder adds nothing to the view: a one-line error, until a runtime
+    if mode == "bwrap":  # the view: a link out of the folder adds nothing to it
         with pytest.raises(HarnessError, match=r"^bot 'peek': its command ./run is .*/bin/peek, not in the sandbox"):
             check_view(load_bot(folder))
-        runtimes = (str(site / "bin"),)
-        check_view(load_bot(folder), runtimes)
-    result = _play_site(mode, folder, site, runtimes)
-    assert result.games == 2 and not result.faults, result.faults
-    _assert_confined(mode, site, folder, site / "out" / "logs" / "peek.stderr.log")
+    # the snapshot: a link out of the folder is refused in one line, even with the target a runtime
+    runtimes = (str(site / "bin"),) if mode == "bwrap" else ()
+    with pytest.raises(HarnessError, match=r"^bot 'peek': 'run' is a symbolic link out of its folder"):
+        _play_site(mode, folder, site, runtimes)
+    assert not (site / "out" / "logs" / "peek.stderr.log").exists()  # it never ran
 
 
 @pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it")
@@ -199,4 +202,5 @@ def test_check_bot_hides_what_match_and_league_hide(tmp_path: Path, monkeypatch:
     assert checks and all(check.ok for check in checks[:2]), [c.line() for c in checks]
     for log in (site / "out" / "logs").glob("peek*.stderr.log"):
         seen, _, _ = _peeked(log)
-        assert str(site / "out") not in seen and str(site / "bots" / "random") not in seen, seen
+        assert not any(path.startswith(str(site / "out")) for path in seen), seen
+        assert str(site / "bots" / "random") not in seen, seen

@@ -34,7 +34,7 @@ def _bot(folder: Path, name: str, *, build: list[str] | None = None, extra: str 
     """A copy of the random sample bot named ``name`` (with a build command)."""
     folder.mkdir(parents=True)
     shutil.copy(SAMPLE_RANDOM, folder / "bot.py")
-    lines = [f"name = {json.dumps(name)}", f"command = {json.dumps([sys.executable, 'bot.py'])}"]
+    lines = [f"name = {json.dumps(name)}", f"command = {json.dumps(['python3', 'bot.py'])}"]
     if build is not None:
         lines.append(f"build = {json.dumps(build)}")
     (folder / "bot.toml").write_text("\n".join(lines) + "\n" + extra)
