@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from harness.errors import HarnessError
 
 MIB = 1 << 20
+# set by --trust-bots (and read by harness.sandbox.resolve_sandbox in every process of
+# a run, league workers too): run bots as root without a PID namespace in ``none``
+TRUST_BOTS_ENV = "LLAMA_HARNESS_TRUST_BOTS"
 MAX_SECONDS = 86_400.0  # a move or start-up clock: over a day is a typo (and past the OS's timeouts)
 
 # name → (default, what it bounds); the names are the keys of bot.toml [limits]
@@ -115,4 +118,4 @@ def prlimit_args(limits: Mapping[str, int], private_memory: bool = True) -> list
     ]
 
 
-__all__ = ["DEFAULTS", "LIMITS", "MAX_SECONDS", "check_limits", "maxima", "merge_limits", "prlimit_args"]
+__all__ = ["DEFAULTS", "LIMITS", "MAX_SECONDS", "TRUST_BOTS_ENV", "check_limits", "maxima", "merge_limits", "prlimit_args"]

@@ -31,7 +31,7 @@ from harness import cgroups
 from harness.bots.manifest import BotSpec, read_regular, resolve_program
 from harness.bots.process import KILL_CHILD, bot_environment, env_argv, harness_environment
 from harness.errors import HarnessError
-from harness.limits import MIB, check_limits, merge_limits, prlimit_args
+from harness.limits import MIB, TRUST_BOTS_ENV, check_limits, merge_limits, prlimit_args
 from harness.match import Wrapper
 
 MODES = ("auto", "bwrap", "none")
@@ -392,8 +392,9 @@ def resolve_sandbox(
 
     Raises HarnessError for an unknown mode or limit, or ``bwrap`` when bubblewrap is
     missing or cannot run, or ``none`` as root without a PID namespace unless
-    ``trust_bots``. ``auto`` without bubblewrap is ``none``; ``none`` warns once on
-    stderr, in one line, of what a bot runs without.
+    ``trust_bots`` (or ``--trust-bots``: the TRUST_BOTS_ENV variable). ``auto`` without
+    bubblewrap is ``none``; ``none`` warns once on stderr, in one line, of what a bot
+    runs without.
     """
     if mode not in MODES:
         raise HarnessError(f"--sandbox {mode!r}: choose one of {', '.join(MODES)}")
@@ -420,7 +421,7 @@ def resolve_sandbox(
     if prlimit is None:
         print("warning: prlimit (util-linux) not found: bots run without resource limits", file=sys.stderr)
         return None
-    return _unsandboxed(prlimit, league, why, trust_bots)
+    return _unsandboxed(prlimit, league, why, trust_bots or os.environ.get(TRUST_BOTS_ENV) == "1")
 
 
 __all__ = [

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from harness.commands.common import friendly, known_game
+from harness.commands.common import friendly, known_game, trust_bots_option
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.limits import MAX_SECONDS
 from harness.terminal import printable
@@ -58,6 +58,7 @@ from harness.terminal import printable
     default=None,
     help="Keep logs and replays in this folder [default: a temporary folder, removed].",
 )
+@trust_bots_option
 @friendly
 def check_bot(
     bot_dir: Path,

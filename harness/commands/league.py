@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from harness.commands.common import collect_rules, friendly, rules_options
+from harness.commands.common import collect_rules, friendly, rules_options, trust_bots_option
 from harness.errors import HarnessError
 from harness.league.config import MAX_GAMES
 
@@ -109,6 +109,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
     help="--until-decided: chance that every decided pair is in the right order.",
 )
 @rules_options
+@trust_bots_option
 @friendly
 def league(
     bots: Path,

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from harness.bots.manifest import load_bot
-from harness.commands.common import collect_rules, friendly, rules_options
+from harness.commands.common import collect_rules, friendly, rules_options, trust_bots_option
 from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
@@ -69,6 +69,7 @@ SEED = _Seed()
 @click.option("--force", is_flag=True, help="If --out holds another match, discard it and start over.")
 @sprt_options
 @rules_options
+@trust_bots_option
 @friendly
 def match(
     bots: tuple[Path, ...],

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from harness.commands.common import friendly
+from harness.commands.common import friendly, trust_bots_option
 from harness.errors import HarnessError
 from harness.terminal import printable
 
@@ -70,6 +70,7 @@ STEP_PROMPT = "[Enter] next step, q quit: "
     show_default=True,
     help="With --bot: run the bot as a match does (auto: bubblewrap when installed).",
 )
+@trust_bots_option
 @friendly
 def replay(
     files: tuple[str, ...],

@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -142,6 +143,30 @@ def test_as_root_none_without_a_pid_namespace_is_refused_unless_bots_are_trusted
         resolve_sandbox("none")
     trusted = resolve_sandbox("none", trust_bots=True)
     assert isinstance(trusted, Limited) and trusted.namespace == ()
+
+
+@pytest.mark.skipif(not ROOT, reason="the refusal is for root: a non-root bot cannot leave its user's reach")
+def test_the_cli_refuses_none_as_root_without_a_pid_namespace_and_trust_bots_overrides(tmp_path: Path) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    unshare = fake / "unshare"  # found first on PATH: as in a container that forbids namespaces
+    unshare.write_text("#!/bin/sh\necho 'unshare: unshare failed: Operation not permitted' >&2\nexit 1\n")
+    unshare.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}"}
+    env.pop("LLAMA_HARNESS_TRUST_BOTS", None)
+    bot = str(SAMPLES / "random")
+    command = [sys.executable, "-m", "harness", "match", bot, bot, "-n", "1", "--sandbox", "none"]
+    refused = subprocess.run([*command, "--out", str(tmp_path / "a")], env=env, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("error: --sandbox none as root: no PID namespace for the bots (")
+    assert "Operation not permitted" in refused.stderr and refused.stderr.rstrip().endswith("--trust-bots")
+    assert not (tmp_path / "a" / "summary.json").exists()
+    trusted = subprocess.run(
+        [*command, "--trust-bots", "--out", str(tmp_path / "b")], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert trusted.returncode == 0, trusted.stderr
+    assert "without a PID namespace (" in trusted.stderr  # and the warning says what that leaves open
+    assert (tmp_path / "b" / "summary.json").is_file()
 
 
 def test_none_mode_says_in_one_line_what_bots_run_without(
