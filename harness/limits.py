@@ -15,11 +15,14 @@ from collections.abc import Mapping
 from harness.errors import HarnessError
 
 MIB = 1 << 20
+# set by --trust-bots (and read by harness.sandbox.resolve_sandbox in every process of
+# a run, league workers too): run bots as root without a PID namespace in ``none``
+TRUST_BOTS_ENV = "LLAMA_HARNESS_TRUST_BOTS"
 MAX_SECONDS = 86_400.0  # a move or start-up clock: over a day is a typo (and past the OS's timeouts)
 
 # name → (default, what it bounds); the names are the keys of bot.toml [limits]
 LIMITS: dict[str, tuple[int, str]] = {
-    "memory_mb": (2048, "memory the bot's processes use together, MiB (a memory cgroup; else RLIMIT_AS per process)"),
+    "memory_mb": (2048, "memory the bot's processes use together, MiB (a memory cgroup; else RLIMIT_DATA per process)"),
     "cpu_seconds": (3600, "CPU seconds of each process over its whole life (RLIMIT_CPU)"),
     "open_files": (256, "open file descriptors per process (RLIMIT_NOFILE)"),
     "file_size_mb": (64, "largest file a process may write, MiB (RLIMIT_FSIZE)"),
@@ -91,16 +94,20 @@ def merge_limits(league: Mapping[str, int], bot: Mapping[str, int], bot_name: st
     return {**caps, **own}
 
 
-def prlimit_args(limits: Mapping[str, int], address_space: bool = True) -> list[str]:
+def prlimit_args(limits: Mapping[str, int], private_memory: bool = True) -> list[str]:
     """The ``prlimit`` options (soft = hard) for merged ``limits``.
 
-    ``address_space``: bound memory with RLIMIT_AS, the fallback where no memory cgroup
-    bounds what the bot uses (a JVM, Go or Node reserves more than it uses, and cannot
-    start under an address-space limit of 2 GiB).
+    ``private_memory``: bound memory with RLIMIT_DATA, the fallback where no memory
+    cgroup bounds what the bot uses. Not RLIMIT_AS: a JVM reserves more address space
+    than it uses and cannot start under an address-space limit of 2 GiB (measured:
+    ``prlimit --as=2G java -version`` fails, ``--data=2G`` starts, and under it a 3 GiB
+    ``malloc``, a Python ``bytearray`` or 4 GB of Node Buffers are refused, while a
+    Go-style ``PROT_NONE`` reservation is free and only what is made writable counts).
+    RLIMIT_DATA does not count shared mappings or files in a tmpfs: it is advisory.
     """
     # no --nproc: RLIMIT_NPROC counts every process of the user (the referee's too)
     # and does not bind root; ``processes`` is a pids cgroup instead
-    memory = [f"--as={limits['memory_mb'] * MIB}"] if address_space else []
+    memory = [f"--data={limits['memory_mb'] * MIB}"] if private_memory else []
     return [
         *memory,
         # soft < hard: SIGXCPU first, then SIGKILL a second later if it is ignored
@@ -111,4 +118,4 @@ def prlimit_args(limits: Mapping[str, int], address_space: bool = True) -> list[
     ]
 
 
-__all__ = ["DEFAULTS", "LIMITS", "MAX_SECONDS", "check_limits", "maxima", "merge_limits", "prlimit_args"]
+__all__ = ["DEFAULTS", "LIMITS", "MAX_SECONDS", "TRUST_BOTS_ENV", "check_limits", "maxima", "merge_limits", "prlimit_args"]

@@ -3,7 +3,8 @@
 ``resolve_sandbox(mode, limits, runtimes)`` returns a :data:`harness.match.Wrapper`, a picklable
 frozen dataclass (the league ships it to worker processes):
 
-* ``none`` – :class:`Limited`: resource limits only (``prlimit``, a pids cgroup);
+* ``none`` – :class:`Limited`: resource limits only (``prlimit``, the bot's cgroups),
+  and its own PID namespace (``unshare``) so nothing it starts outlives it;
 * ``bwrap`` – :class:`Bubblewrap`: the same limits, and bubblewrap gives the bot no
   network, a fixed read-only view (the system's runtime folders, parts of /etc, the
   organiser's ``runtimes``: nothing a bot's files name), its own folder read-only, one
@@ -20,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -29,9 +31,9 @@ from pathlib import Path
 
 from harness import cgroups, seccomp
 from harness.bots.manifest import BotSpec
-from harness.bots.process import Prefix, bot_environment, env_argv
+from harness.bots.process import KILL_CHILD, Prefix, bot_environment, env_argv, harness_environment
 from harness.errors import HarnessError
-from harness.limits import MIB, check_limits, merge_limits, prlimit_args
+from harness.limits import MIB, TRUST_BOTS_ENV, check_limits, merge_limits, prlimit_args
 from harness.match import Wrapper
 from harness.sandbox_view import (
     DEV_LINKS,
@@ -50,6 +52,8 @@ MISSING = (
     "no network isolation, a full view of the filesystem (the output folder, other bots, "
     "the harness), no PID namespace (a bot can see and signal other processes)"
 )
+# what ``none`` lacks when each bot has its own PID namespace
+UNCONFINED = "no network isolation, a full view of the filesystem (the output folder, other bots, the harness)"
 
 
 # -- limits: prlimit and the bot's cgroups ----------------------------------------------
@@ -60,21 +64,52 @@ def _limits_prefix(
 ) -> tuple[list[str], dict[str, int]]:
     limits = merge_limits(league, spec.limits, spec.name)
     groups = cgroups.new_groups(spec.name, limits)
-    # memory: what the bot uses, in its cgroup; the address space only where there is none
-    address_space = "memory" not in groups.controllers
-    return [*groups.join_argv(), prlimit, *prlimit_args(limits, address_space), "--"], limits
+    # memory: what the bot uses, in its cgroup; private memory per process only where there is none
+    private_memory = "memory" not in groups.controllers
+    return [*groups.join_argv(), prlimit, *prlimit_args(limits, private_memory), "--"], limits
 
 
 @dataclass(frozen=True)
 class Limited:
-    """No sandbox: the bot runs as a plain process under resource limits."""
+    """No sandbox: the bot runs as a plain process under resource limits.
+
+    ``namespace`` (``unshare … --pid --fork --kill-child``, see :func:`pid_namespace`)
+    gives the bot its own PID namespace: killing the bot kills everything it started,
+    whatever cgroup or session a descendant moved to.
+    """
 
     prlimit: str
     limits: tuple[tuple[str, int], ...] = ()
+    namespace: tuple[str, ...] = ()
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, _ = _limits_prefix(spec, dict(self.limits), self.prlimit)
-        return [*prefix, *env_argv(bot_environment(spec, tmp))]
+        return [*prefix, *self.namespace, *env_argv(bot_environment(spec, tmp))]
+
+
+@functools.lru_cache(maxsize=2)
+def pid_namespace(unshare: str | None) -> tuple[tuple[str, ...], str | None]:
+    """The ``unshare`` argv prefix giving a bot its own PID namespace, or () and why not.
+
+    As root: ``--pid``; otherwise an unprivileged user namespace too (``--user
+    --map-current-user``: the bot keeps its uid). ``--fork``: the bot is the namespace's
+    init, so when it dies the kernel kills every process in it; ``--kill-child``: and
+    it dies with ``unshare``, the process the referee kills. Probed once per process.
+    """
+    if unshare is None:
+        return (), "unshare (util-linux) is not installed"
+    user = () if os.geteuid() == 0 else ("--user", "--map-current-user")
+    argv = (unshare, *user, "--pid", "--fork", KILL_CHILD)
+    try:
+        done = subprocess.run(
+            [*argv, "/bin/true"], capture_output=True, timeout=10, check=False, env=harness_environment()
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return (), f"{unshare} cannot start: {err}"
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return (), f"{' '.join(argv)} fails here: {lines[-1] if lines else f'exit status {done.returncode}'}"
+    return argv, None
 
 
 # -- bubblewrap ------------------------------------------------------------------------
@@ -297,41 +332,96 @@ _PROBE = BotSpec(name="probe", version="0", folder=Path("/usr"), command=("/bin/
 # what each controller bounds, for the warning when it is missing
 _CGROUP_LIMITS = {
     "cpu": "a bot and its children are not held to one core's share of the CPU (one bot can slow the others' clocks)",
-    "memory": "memory is bounded per process by address space (RLIMIT_AS) instead of by what the bot uses",
+    "memory": (
+        "memory is bounded per process by private memory (RLIMIT_DATA: shared mappings and tmpfs files "
+        "are not counted) instead of by what the bot's processes use together"
+    ),
     "pids": "the number of processes is not bounded (a fork bomb is stopped by its time-out)",
 }
-_warned: list[bool] = []
+# what holds in every case: prlimit's rlimits, per process (a non-root bot cannot raise them)
+_RLIMITS = "CPU seconds, open files and file size per process (rlimits)"
+_warned: list[str] = []  # the lines printed: each once per process
 
 
-def _warn_cgroups() -> None:
-    """Warn once per process, in one line, for each cgroup controller bots cannot be limited with."""
+def _warn_cgroups(unconfined: str | None = None) -> None:
+    """Warn once per process, in one line: ``unconfined`` (what a bot runs without), then the
+    cgroup controllers bots cannot be limited with, which limits hold, and how to get the rest.
+    """
     gone = cgroups.missing()
-    if gone and not _warned:
-        _warned.append(True)
+    parts = [unconfined] if unconfined else []
+    if gone:
         what = "; ".join(f"{name}: {_CGROUP_LIMITS[name]}" for name in gone)
-        print(
-            f"warning: no writable cgroup controller for {', '.join(gone)} (needs root, or a delegated "
-            f"cgroup v2): {what}",
-            file=sys.stderr,
+        parts.append(
+            f"no writable cgroup controller for {', '.join(gone)} (needs root): {what}; what holds: {_RLIMITS}"
+            + ("" if "memory" in gone else ", and the cgroups' limits")
+            + "; see 'Limits without root' in docs/sandbox.md"
         )
+    line = "; ".join(parts)
+    if line and line not in _warned:
+        _warned.append(line)
+        print(f"warning: {line}", file=sys.stderr)
+
+
+def _who() -> str:
+    """The user bots run as without a sandbox ("root", "tester (uid 1001)")."""
+    uid = os.geteuid()
+    try:
+        name = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        name = f"uid {uid}"
+    return "root" if uid == 0 else f"{name} (uid {uid})"
+
+
+def _unsandboxed(prlimit: str, league: tuple[tuple[str, int], ...], why: str, trust_bots: bool) -> Limited:
+    """``none``: limits, a PID namespace per bot, and one warning line saying what that leaves open.
+
+    Raises HarnessError as root when no PID namespace can be made, unless ``trust_bots``:
+    a bot could then leave its cgroups and outlive the match.
+    """
+    namespace, problem = pid_namespace(shutil.which("unshare") or _existing("/usr/bin/unshare"))
+    if not namespace and os.geteuid() == 0 and not trust_bots:
+        raise HarnessError(
+            f"--sandbox none as root: no PID namespace for the bots ({problem}), so a bot could leave its "
+            "cgroups and outlive the match; use --sandbox bwrap, run as another user, or give --trust-bots"
+        )
+    held = (
+        "each in its own PID namespace (nothing it starts outlives it)"
+        if namespace
+        else f"without a PID namespace ({problem}): a bot can see and signal other processes"
+    )
+    advisory = "advisory limits (a bot running as root can lift them)" if os.geteuid() == 0 else "advisory limits"
+    _warn_cgroups(f"{why}: bots run as {_who()} with {advisory}, {UNCONFINED}, {held}")
+    return Limited(prlimit, league, namespace)
+
+
+def _existing(path: str) -> str | None:
+    return path if os.path.exists(path) else None
 
 
 def resolve_sandbox(
-    mode: str, limits: Mapping[str, int] | None = None, runtimes: Sequence[str | Path] = ()
+    mode: str,
+    limits: Mapping[str, int] | None = None,
+    runtimes: Sequence[str | Path] = (),
+    *,
+    trust_bots: bool = False,
 ) -> Wrapper | None:
     """Return the wrapper for ``mode`` (auto, bwrap, none) with the league's ``limits`` and ``runtimes``.
 
     Raises HarnessError for an unknown mode or limit, a refused runtime root (see
-    :func:`check_runtimes`), or ``bwrap`` when bubblewrap is missing or cannot run.
-    ``auto`` without bubblewrap warns on stderr and limits only (runtimes then mean nothing).
+    :func:`check_runtimes`), or ``bwrap`` when bubblewrap is missing or cannot run,
+    or ``none`` as root without a PID namespace unless ``trust_bots`` (or
+    ``--trust-bots``: the TRUST_BOTS_ENV variable). ``auto`` without bubblewrap is
+    ``none`` (runtimes then mean nothing); ``none`` warns once on stderr, in one line,
+    of what a bot runs without.
     """
     if mode not in MODES:
         raise HarnessError(f"--sandbox {mode!r}: choose one of {', '.join(MODES)}")
     league = tuple(sorted(check_limits(limits or {}, "limits").items()))
     shown = check_runtimes(runtimes)
-    prlimit = shutil.which("prlimit") or ("/usr/bin/prlimit" if os.path.exists("/usr/bin/prlimit") else None)
+    prlimit = shutil.which("prlimit") or _existing("/usr/bin/prlimit")
+    why = "--sandbox none"
     if mode in ("auto", "bwrap"):
-        bwrap = shutil.which("bwrap") or ("/usr/bin/bwrap" if os.path.exists("/usr/bin/bwrap") else None)
+        bwrap = shutil.which("bwrap") or _existing("/usr/bin/bwrap")
         problem = "bubblewrap (bwrap) is not installed" if bwrap is None else None
         if bwrap is not None:
             broken = _bwrap_works(bwrap)
@@ -346,12 +436,11 @@ def resolve_sandbox(
             return Bubblewrap(bwrap, prlimit, league, runtimes=shown)
         if mode == "bwrap":
             raise HarnessError(f"--sandbox bwrap: {problem}")
-        print(f"warning: {problem}; bots run without a sandbox: {MISSING}", file=sys.stderr)
+        why = f"{problem}, so no sandbox"
     if prlimit is None:
         print("warning: prlimit (util-linux) not found: bots run without resource limits", file=sys.stderr)
         return None
-    _warn_cgroups()
-    return Limited(prlimit, league)
+    return _unsandboxed(prlimit, league, why, trust_bots or os.environ.get(TRUST_BOTS_ENV) == "1")
 
 
 __all__ = [
@@ -359,6 +448,7 @@ __all__ = [
     "MISSING",
     "MODES",
     "SYSTEM_PATHS",
+    "UNCONFINED",
     "Bubblewrap",
     "Limited",
     "build_space",
@@ -367,5 +457,6 @@ __all__ = [
     "check_runtimes",
     "check_view",
     "hiding",
+    "pid_namespace",
     "resolve_sandbox",
 ]

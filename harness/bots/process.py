@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import cgroups
+from harness.bots import conditions
 from harness.bots.manifest import BotSpec, resolve_program
 from harness.errors import BotCrashed, BotFault, BotTimeout, FaultKind
 from harness.protocol.framing import MAX_LINE, LineReader
@@ -32,6 +33,9 @@ LOG_CAP = 1 << 20  # bytes of stderr kept per bot per match
 _TAIL = 2048
 _PR_SET_CHILD_SUBREAPER = 36
 _LIVE: set[int] = set()  # pids of running bots in this process: orphan sweeps spare them
+# the option of ``unshare … --pid --fork`` in a wrapper (harness.sandbox.Limited): the bot
+# is its PID namespace's init, and ending it ends everything it started
+KILL_CHILD = "--kill-child"
 
 
 def become_subreaper() -> None:
@@ -137,6 +141,7 @@ class BotProcess:
         self._tail = b""
         argv = [program_path(spec.folder, spec.command[0], bool(wrapper)), *spec.command[1:]]
         self._wrapper = list(wrapper)
+        self._born = time.monotonic()
         tmp.mkdir(parents=True, exist_ok=True)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
@@ -286,21 +291,22 @@ class BotProcess:
         return how
 
     def limits_note(self) -> str:
-        """The limits the bot runs under, for a fault at start-up: "limits: memory 2048 MB (cgroup), ..."."""
-        parts = []
-        groups = cgroups.limits_in(self._wrapper)
-        options = dict(arg[2:].split("=", 1) for arg in self._wrapper if arg.startswith("--") and "=" in arg)
-        if "memory" in groups:
-            parts.append(f"memory {groups['memory'] >> 20} MB for all its processes (cgroup)")
-        elif "as" in options:
-            parts.append(f"address space {int(options['as']) >> 20} MB per process (RLIMIT_AS; no memory cgroup here)")
-        if "pids" in groups:
-            parts.append(f"{groups['pids']} processes and threads")
-        if "nofile" in options:
-            parts.append(f"{options['nofile']} open files")
-        if "cpu" in groups:
-            parts.append(f"{groups['cpu']} core's worth of CPU")
-        return "limits: " + ", ".join(parts) if parts else "no resource limits"
+        """The limits the bot runs under, for a fault at start-up (see :func:`conditions.limits_note`)."""
+        return conditions.limits_note(self._wrapper)
+
+    def busy_note(self, before: conditions.CpuSample | None) -> str | None:
+        """Why the bot was late when it had no CPU control and the machine starved it, else None.
+
+        ``before``: :meth:`cpu_sample` at the deadline (None: over its whole life). Read
+        only at a time-out.
+        """
+        if "cpu" in cgroups.limits_in(self._wrapper):
+            return None  # held to its own core's share: its waits may be its own children
+        return conditions.busy_note(before, self.cpu_sample(), self._born)
+
+    def cpu_sample(self) -> conditions.CpuSample | None:
+        """What the bot's processes have run and waited for a CPU so far (read at a time-out only)."""
+        return conditions.sample(sorted(descendants(self.proc.pid)))
 
     def drain_stderr(self) -> bool:
         """Copy what the bot wrote to stderr into its log, up to the cap; False at EOF."""
@@ -342,9 +348,11 @@ class BotProcess:
         # not reaped yet: until wait() below, the bot's pid (and group id) cannot be
         # reused by an unrelated process that kill_tree would then hit
         _LIVE.discard(self.proc.pid)
+        inits = children_of(self.proc.pid) if KILL_CHILD in self._wrapper else []
         kill_tree(self.proc.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
+        _end_namespaces(inits)
         cgroups.release(self._wrapper)  # and whatever of it is left, then its cgroups
         with contextlib.suppress(OSError):
             self.stderr_tail()
@@ -377,6 +385,22 @@ def folder_usage(folder: Path, most: int = 1 << 62) -> tuple[int, int]:
                         if stat.S_ISDIR(info.st_mode):
                             todo.append(entry.path)
     return total, count
+
+
+def _end_namespaces(inits: list[int], timeout: float = 5.0) -> None:
+    """Kill each PID namespace's init and wait until it is gone: the kernel has then killed all in it.
+
+    The init (the bot, child of ``unshare``) may have left the bot's group and session;
+    once killed, it exits only after every process of its namespace is dead.
+    """
+    end = time.monotonic() + timeout
+    for pid in inits:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in inits:
+        while pid_alive(pid) and time.monotonic() < end:
+            time.sleep(0.005)
+    reap_orphans()
 
 
 def folder_bytes(folder: Path) -> int:
@@ -517,6 +541,7 @@ def _is_zombie(pid: int) -> bool:
 
 
 __all__ = [
+    "KILL_CHILD",
     "LOG_CAP",
     "BotProcess",
     "Prefix",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from harness.commands.common import friendly, known_game, runtime_option
+from harness.commands.common import friendly, known_game, runtime_option, trust_bots_option
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.limits import MAX_SECONDS
 from harness.terminal import printable
@@ -60,6 +60,7 @@ from harness.terminal import printable
     help="Keep logs and replays in this folder [default: a temporary folder, removed].",
 )
 @runtime_option
+@trust_bots_option
 @friendly
 def check_bot(
     bot_dir: Path,

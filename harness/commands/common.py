@@ -14,7 +14,7 @@ import click
 
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, REGISTRY, BadOptions
-from harness.limits import MAX_SECONDS
+from harness.limits import MAX_SECONDS, TRUST_BOTS_ENV
 from harness.terminal import printable
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -128,3 +128,21 @@ def runtime_option(func: F) -> F:
 def collect_rules(kwargs: dict[str, Any]) -> dict[str, Any]:
     """Pop the rules options that were given on the command line."""
     return {key: value for key in _rule_options() if (value := kwargs.pop(key, None)) is not None}
+
+
+def _trust(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:  # in the environment: league workers resolve the sandbox too
+        os.environ[TRUST_BOTS_ENV] = "1"
+    return value
+
+
+def trust_bots_option(func: F) -> F:
+    """``--trust-bots``: let ``--sandbox none`` run bots as root where no PID namespace can be made."""
+    return click.option(
+        "--trust-bots",
+        is_flag=True,
+        expose_value=False,
+        callback=_trust,
+        help="With --sandbox none as root where no PID namespace can be made: run the bots anyway "
+        "(they could outlive the match). See docs/sandbox.md.",
+    )(func)

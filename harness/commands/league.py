@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from harness.commands.common import collect_rules, friendly, rules_options, runtime_option
+from harness.commands.common import collect_rules, friendly, rules_options, runtime_option, trust_bots_option
 from harness.errors import HarnessError
 from harness.league.config import MAX_GAMES
 
@@ -110,6 +110,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
 )
 @rules_options
 @runtime_option
+@trust_bots_option
 @friendly
 def league(
     bots: Path,

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from harness.bots.manifest import load_bot
-from harness.commands.common import collect_rules, friendly, rules_options, runtime_option
+from harness.commands.common import collect_rules, friendly, rules_options, runtime_option, trust_bots_option
 from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
@@ -71,6 +71,7 @@ SEED = _Seed()
 @sprt_options
 @rules_options
 @runtime_option
+@trust_bots_option
 @friendly
 def match(
     bots: tuple[Path, ...],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from harness.commands.common import friendly, runtime_option
+from harness.commands.common import friendly, runtime_option, trust_bots_option
 from harness.errors import HarnessError
 from harness.terminal import printable
 
@@ -72,6 +72,7 @@ STEP_PROMPT = "[Enter] next step, q quit: "
     help="With --bot: run the bot as a match does (auto: bubblewrap when installed).",
 )
 @runtime_option
+@trust_bots_option
 @friendly
 def replay(
     files: tuple[str, ...],

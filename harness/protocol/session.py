@@ -306,28 +306,45 @@ class BotSession:
     def _late(
         self, what: str, clock: str, limit: float, start: float, deadline: float, first: bool
     ) -> BotFault:
-        """A time-out: wait a little past the deadline to tell a slow bot from a silent one."""
+        """A time-out: wait a little past the deadline to tell a slow bot from a silent one.
+
+        A bot that was starved of CPU by a busy machine, where bots have no per-bot CPU
+        control, is told so instead of being told to warm up (a process transport's
+        ``busy_note``; the CPU is read here, at the time-out, never per move).
+        """
         grace = min(max(limit, _MIN_GRACE), _MAX_GRACE)
+        sample = getattr(self.transport, "cpu_sample", None)
+        before = sample() if sample is not None and clock != "start-up" else None  # start-up: its whole life
         try:
             self.transport.readline(deadline + grace)
         except BotCrashed as err:
             ended = self._crashed(BotFault(err.detail))
             return BotTimeout(f"no reply within the {limit:.2f} s {clock} limit, then {ended.detail}")
         except BotFault:
-            hint = "write one line per reply and flush stdout after it"
-            if first:
-                hint += "; if it starts slowly, warm up before the hello reply"
+            hint = self._busy(before)
+            if hint is None:
+                hint = "write one line per reply and flush stdout after it"
+                if first:
+                    hint += "; if it starts slowly, warm up before the hello reply"
             return BotTimeout(
                 f"no reply within the {limit:.2f} s {clock} limit, nor {grace:.2f} s later: {hint}"
             )
         took = time.monotonic() - start
-        if clock == "start-up":
+        hint = self._busy(before)
+        if hint is not None:
+            pass
+        elif clock == "start-up":
             hint = "warm up before the hello reply, but within the start-up limit (--startup-time)"
         elif first:
             hint = "warm up (load, compile, JIT) before the hello reply, not at the first turn"
         else:
             hint = "the limit is wall clock on a shared machine: leave a wide margin"
         return BotTimeout(f"{what} came after {took:.2f} s, over the {limit:.2f} s {clock} limit: {hint}")
+
+    def _busy(self, before: Any) -> str | None:
+        """The transport's word on a starved bot (see harness.bots.conditions), if it has one."""
+        note = getattr(self.transport, "busy_note", None)
+        return None if note is None else note(before)
 
     def _unread(self, err: BotFault) -> BotFault:
         """A message the bot did not take in time: its input pipe stayed full."""
