@@ -197,8 +197,9 @@ def test_a_jvm_bot_builds_and_plays_under_rlimits_only(no_cgroups: None, tmp_pat
     assert isinstance(settings.wrapper, Limited)
     argv = settings.wrapper(specs[0], tmp_path)
     assert f"--data={2048 << 20}" in argv and not any(a.startswith("--as=") for a in argv)
-    build_bot(specs[0], out / "logs", wrapper=settings.wrapper)  # javac under the same limits
-    assert (folder / "Bot.class").is_file()
+    sealed = build_bot(specs[0], out / "logs", wrapper=settings.wrapper)  # javac under the same limits
+    assert (sealed.folder / "Bot.class").is_file()  # built on a copy: in its snapshot
+    specs = (sealed, *specs[1:])
     results = _play_here(specs, settings, out, games=2)
     assert [fault for result in results for fault in result.faults] == []
 
