@@ -248,6 +248,8 @@ def open_executor(
         client = distributed.Client(cluster, timeout="10s")
     except (OSError, TimeoutError) as err:
         raise HarnessError(f"--cluster {cluster!r}: cannot reach the Dask scheduler ({err})") from None
+    except (TypeError, ValueError) as err:  # e.g. tls:// without a certificate: "TLS expects a `ssl_context`"
+        raise HarnessError(f"--cluster {cluster!r}: {err}") from None
     try:
         slots = max(1, sum(client.nthreads().values()))
         executor = client.get_executor(pure=False)
