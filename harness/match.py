@@ -12,7 +12,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +57,9 @@ class TableSettings:
     logs: Path = Path("logs")
     wrapper: Wrapper | None = None
     temp_root: Path | None = None  # the bots' private temp folders go in here (default: TMPDIR)
-    secret: str = ""  # the match's or league's secret: the bots' own seeds are hashed from it
+    # game number -> each seat's own seed (harness.seeds.bot_seed, hashed from the league's
+    # secret by the league process: the secret itself never reaches a worker)
+    bot_seeds: Mapping[int, Sequence[int]] = field(default_factory=dict)
 
 
 def hello_for(
@@ -184,7 +186,7 @@ class Table:
         writer = ReplayWriter(replay)
         options = self.settings.options.to_dict()
         # from the secret, never from the deal: a bot's seed tells it nothing of the cards
-        seeds = [bot_seed(self.settings.secret, game_no, seat) for seat in range(len(seated))]
+        seeds = self._seeds(game_no, len(seated))
         header = {
             "type": "header",
             "format": REPLAY_FORMAT,
@@ -210,6 +212,19 @@ class Table:
         if self._held >= HELD_REPLAYS:
             self.flush()
         return result
+
+    def _seeds(self, game_no: int, players: int) -> list[int]:
+        """The bots' own seeds of game ``game_no``, as the league hashed them from its secret.
+
+        A table of the library's own (no seeds for this game) hashes them from the public
+        secret ``''``, as it always did. Raises HarnessError for seeds of another table size.
+        """
+        seeds = self.settings.bot_seeds.get(game_no)
+        if seeds is None:
+            return [bot_seed("", game_no, seat) for seat in range(players)]
+        if len(seeds) != players:
+            raise HarnessError(f"game {game_no}: {len(seeds)} bot seeds for its {players} seats")
+        return list(seeds)
 
     def flush(self) -> None:
         """Write the replays held since the last flush (each atomically); nothing without ``hold_replays``.
@@ -307,8 +322,9 @@ SECRET_FILE = "secret"
 
 
 def keep_secret(path: Path, secret: str) -> None:
-    """Write ``secret`` to ``path``, readable by its owner only."""
+    """Write ``secret`` to ``path``, readable by its owner only (a file of an older harness is tightened)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
     with os.fdopen(fd, "w") as fh:
         fh.write(secret + "\n")
 

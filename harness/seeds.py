@@ -14,7 +14,8 @@ import hashlib
 import re
 import secrets
 
-_SECRET = re.compile(r"^[0-9a-f]{32,128}$")
+_SECRET = re.compile(r"[0-9a-f]{32,128}")
+_SEED_SECRET = re.compile(r"seed:[0-9]+")
 # below this an explicit seed can be found by trying every value
 GUESSABLE_BELOW = 1 << 40
 
@@ -32,7 +33,12 @@ def new_secret() -> str:
 
 def is_secret(text: str) -> bool:
     """True for a secret as written by :func:`new_secret` (32-128 lower-case hex digits)."""
-    return bool(_SECRET.match(text))
+    return bool(_SECRET.fullmatch(text))
+
+
+def is_kept_secret(text: str) -> bool:
+    """True for a secret a league keeps: drawn (:func:`is_secret`) or an explicit seed's (:func:`seed_secret`)."""
+    return is_secret(text) or bool(_SEED_SECRET.fullmatch(text))
 
 
 def seed_secret(seed: int | str) -> str:
@@ -81,6 +87,7 @@ __all__ = [
     "bot_seed",
     "deal_seed",
     "derive_seed",
+    "is_kept_secret",
     "is_secret",
     "new_secret",
     "seed_secret",

@@ -71,9 +71,27 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
 )
 @click.option(
     "--cluster",
-    metavar="tcp://HOST:PORT",
+    metavar="tls://HOST:PORT",
     default=None,
-    help="Run the jobs on this Dask scheduler instead of local processes.",
+    help="Run the jobs on this Dask scheduler instead of local processes (tls:// with --tls-*: see docs/league.md).",
+)
+@click.option(
+    "--tls-ca-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="With --cluster tls://...: the CA certificate(s) the scheduler's certificate is checked against (PEM).",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="With --cluster tls://...: this client's certificate (PEM).",
+)
+@click.option(
+    "--tls-key",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="With --cluster tls://...: this client's private key (PEM), unless --tls-cert holds it.",
 )
 @click.option(
     "--sandbox",
@@ -121,6 +139,9 @@ def league(
     out: Path,
     duplicate: bool | None,
     cluster: str | None,
+    tls_ca_file: Path | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
     sandbox: Any,
     runtimes: tuple[str, ...],
     force: bool,
@@ -137,8 +158,13 @@ def league(
     Run the same command again to resume an interrupted league.
     """
     from harness.commands.running import run_with_progress
+    from harness.league.cluster_tls import use_tls
     from harness.league.config import Overrides, resolve
     from harness.league.standings import render
+
+    plain = use_tls(cluster, tls_ca_file, tls_cert, tls_key)  # before any bot is built
+    if plain is not None:
+        click.echo(plain, err=True)
 
     config = resolve(
         bots,

@@ -20,7 +20,7 @@ from harness.terminal import printable
 
 
 class _Seed(click.ParamType):  # type: ignore[type-arg]  # generic only in newer click
-    """A seed: an integer ≥ 0, or a secret as a match's summary.json keeps it."""
+    """A seed: an integer ≥ 0, or a secret as a match's ``secret`` file keeps it."""
 
     name = "seed"
 
@@ -49,7 +49,7 @@ SEED = _Seed()
     "--seed",
     type=SEED,
     default=None,
-    help="Explicit seed (a number, or the secret from a summary.json): reproducible, and guessable "
+    help="Explicit seed (a number, or the secret from a match folder's secret file): reproducible, and guessable "
     "[default: a secret drawn for this match, kept in its output folder].",
 )
 @click.option(

@@ -126,6 +126,9 @@ def sprt_match(
         runtimes=check_runtimes([os.path.abspath(path) for path in runtimes], "--runtime"),
         game=game.name,
     )
+    from harness.league.outfolder import check_out
+
+    check_out(out, specs)  # before the test's header line: a refusal is one line
     a, b = specs[0].name, specs[1].name
     click.echo(
         f"sprt: {a} vs {b}" + (f" with {', '.join(s.name for s in specs[2:])}" if len(specs) > 2 else "")

@@ -181,18 +181,16 @@ def verdict_text(data: dict[str, Any]) -> str:
 
 
 def summary(folder: Path) -> dict[str, Any]:
-    """``summary.json``: the match's config, per-bot results, verdict, faults and replays."""
+    """``summary.json``: the match's config, per-bot results, verdict, faults and replays (not its secret)."""
     standings = load(folder)
     result = result_of(LeagueRun(folder, 0, 0, 0))
     config = standings.config
     names = list(config.get("bots", standings.bots))
-    with Store.open_league(folder) as store:
-        secret = store.meta("secret")
+    # not the secret: it stays in files only their owner reads (league.db, secret)
     return {
         "game": config.get("game", DEFAULT_GAME),
         "options": config.get("rules", {}),
         "seed": config.get("seed"),
-        "secret": secret,  # --seed with it deals every game again
         "games": result.games,
         "scheduled": config.get("games"),
         "bots": {name: result.tallies[name].to_dict() for name in names if name in result.tallies},
@@ -204,11 +202,12 @@ def summary(folder: Path) -> dict[str, Any]:
 
 
 def write_summary(folder: Path) -> Path:
-    """Write ``summary.json`` (atomically) and the match's secret file; return the summary's path."""
+    """Write ``summary.json`` (atomically) and the match's secret file; return the summary's path.
+
+    Raises HarnessError when the match's database holds no secret.
+    """
     with Store.open_league(folder) as store:
-        secret = store.meta("secret")
-    if secret:
-        keep_secret(folder / SECRET_FILE, str(secret))
+        keep_secret(folder / SECRET_FILE, store.secret())
     path = folder / SUMMARY
     part = path.with_name(path.name + ".part")
     part.write_text(json.dumps(summary(folder), indent=2, allow_nan=False) + "\n")

@@ -37,6 +37,7 @@ from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.league.config import LeagueConfig
 from harness.league.interrupts import interruptible, stop_workers, worker_signals
+from harness.league.outfolder import check_out
 from harness.league.revisions import Revision, fixed_change, plan
 from harness.league.schedule import Job, iter_gauntlet, iter_schedule, match_schedule
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
@@ -53,7 +54,7 @@ from harness.match import (
 from harness.referee import GameResult
 from harness.replay.io import sync_filesystem
 from harness.sandbox import check_bots, hiding, resolve_sandbox
-from harness.seeds import new_secret, seed_secret
+from harness.seeds import bot_seed, new_secret, seed_secret
 from harness.timing import Timing
 
 REPLAYS = "replays"
@@ -73,7 +74,9 @@ class JobTask:
     limits: Mapping[str, int]
     league: str
     temp_root: str | None = None  # the run's parent of the bots' temp folders (None: TMPDIR)
-    secret: str = ""  # the league's: the bots' own seeds are hashed from it
+    # by game of the job: each seat's own seed, hashed from the league's secret in the
+    # league process (the secret itself never reaches a worker: a cluster's clients see tasks)
+    bot_seeds: tuple[tuple[int, ...], ...] = ()
     game: str = DEFAULT_GAME
     kind: str = "league"  # a match names its replays game-00001.jsonl, in one folder
     compress: bool = False
@@ -121,7 +124,7 @@ def run_job(task: JobTask) -> JobOutcome:
         logs=league / LOGS,
         wrapper=wrapper,
         temp_root=Path(task.temp_root) if task.temp_root else None,
-        secret=task.secret,
+        bot_seeds=dict(zip((g.game_id for g in task.job.games), task.bot_seeds, strict=True)),
     )
     rows: list[GameRow] = []
     kept: list[GameResult] = []
@@ -249,6 +252,8 @@ def open_executor(
         client = distributed.Client(cluster, timeout="10s")
     except (OSError, TimeoutError) as err:
         raise HarnessError(f"--cluster {cluster!r}: cannot reach the Dask scheduler ({err})") from None
+    except (TypeError, ValueError) as err:  # e.g. tls:// without a certificate: "TLS expects a `ssl_context`"
+        raise HarnessError(f"--cluster {cluster!r}: {err}") from None
     try:
         slots = max(1, sum(client.nthreads().values()))
         executor = client.get_executor(pure=False)
@@ -383,6 +388,9 @@ def _open_store(folder: Path, force: bool) -> Store:
 def _compare(store: Store, new: dict[str, Any], digests: dict[str, str]) -> tuple[str | None, Revision | None]:
     """(why the stored league cannot become this one, or None; the revision that does it, if any)."""
     old = store.meta("identity") or {}
+    secretless = store.secret_problem()
+    if secretless is not None:
+        return secretless, None
     if "match" in (old.get("kind"), new["kind"]):
         return _another_match(old, new, store.bot_digests(), digests), None
     problem = fixed_change(old, new)
@@ -429,6 +437,7 @@ def run_league(
     Raises HarnessError for a changed league, an unavailable sandbox or cluster, or a
     worker that died (the same command resumes).
     """
+    check_out(folder, config.bots)
     folder = folder.resolve()
     if isinstance(wrapper, EllipsisType):
         # Resolved here once: a bad mode or limit fails before any game, and warns once.
@@ -453,6 +462,7 @@ def job_task(
     """What a worker needs to play ``job`` of ``config``'s league in ``folder``.
 
     On a cluster the workers resolve the sandbox themselves (their machines may differ).
+    The task carries its games' bot seeds, hashed here from ``secret``, never the secret.
     """
     specs = {bot.name: bot for bot in config.bots}
     return JobTask(
@@ -466,7 +476,9 @@ def job_task(
         runtimes=config.runtimes,
         league=str(folder),
         temp_root=temp_root,
-        secret=secret,
+        bot_seeds=tuple(
+            tuple(bot_seed(secret, game.game_id, seat) for seat in range(len(game.seating))) for game in job.games
+        ),
         game=config.game,
         kind=config.kind,
         compress=config.compress,
@@ -488,7 +500,7 @@ def _run(
     store, pending = prepare(config, folder, force, wrapper)
     with store:
         if config.kind == "match":  # a match keeps its secret beside its results too, before any game
-            keep_secret(folder / SECRET_FILE, str(store.meta("secret") or ""))
+            keep_secret(folder / SECRET_FILE, store.secret())
         resumed, total = store.counts()
         left = store.pending_jobs()
         if started is not None:
@@ -496,7 +508,7 @@ def _run(
         # one parent for every bot's private temp folder of this run (a cluster's
         # workers use their own machine's)
         temp_root = None if cluster or not left else tempfile.mkdtemp(prefix="llama-league-")
-        secret = str(store.meta("secret") or "")
+        secret = store.secret()  # never '': a database without its secret is refused
         tasks = (
             job_task(config, job, folder, wrapper, cluster, temp_root, secret, keep_results) for job in pending
         )

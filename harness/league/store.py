@@ -4,6 +4,10 @@ The main process is its only writer; a finished job is committed in one transact
 (every game of it, with its seats, faults and replay path), so a job is either fully
 recorded or not at all. Readers (``ratings`` while a league runs) open it read-only;
 WAL mode lets them read while the league writes.
+
+The database holds the league's secret (every deal and bot seed is hashed from it):
+it and its ``-wal`` and ``-shm`` files are readable by their owner only (SQLite gives
+the two the database file's mode when it creates them).
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ from harness.errors import HarnessError
 from harness.league.reader import SeatSums, read_results
 from harness.league.schedule import Job, ScheduledGame
 from harness.ratings.columns import Results
+from harness.seeds import is_kept_secret
 from harness.timing import Timing
 
 DB_NAME = "league.db"
 LOCK_NAME = "league.lock"
 SCHEMA_VERSION = 2  # 2: each game's own statistics in seat_stats (1: a column of seats)
+PRIVATE = 0o600  # the mode of every file holding the secret
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -155,6 +161,22 @@ def _damaged(path: Path, err: sqlite3.Error) -> HarnessError:
     )
 
 
+def private(path: Path) -> None:
+    """Create ``path`` (and tighten it and its ``-wal``/``-shm``) readable by its owner only.
+
+    Created 0600 before SQLite opens it: SQLite creates the ``-wal`` and ``-shm`` with
+    the database's mode, so no file holding the secret is readable by another user at
+    any moment. A database of an older harness (0644) is tightened here. Raises OSError.
+    """
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE))
+    for suffix in ("", "-wal", "-shm"):
+        # another user's database (opened through a group's write access) keeps its mode
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            kept = path.with_name(path.name + suffix)
+            if kept.stat().st_mode & 0o077:
+                kept.chmod(PRIVATE)
+
+
 class Store:
     """The league database. Raises HarnessError when the file is damaged."""
 
@@ -166,6 +188,7 @@ class Store:
                 # a URI: quote the path (a '#', '?' or '%' in it would cut it short)
                 self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             else:
+                private(path)
                 self.db = sqlite3.connect(path)
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
@@ -179,6 +202,8 @@ class Store:
                 )
         except sqlite3.Error as err:
             raise _damaged(path, err) from None
+        except OSError as err:
+            raise HarnessError(f"{path}: cannot open the league database ({err.strerror})") from None
 
     @classmethod
     def open_league(cls, folder: Path) -> Store:
@@ -221,6 +246,25 @@ class Store:
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, sort_keys=True)))
         except sqlite3.Error as err:
             raise _damaged(self.path, err) from None
+
+    def secret_problem(self) -> str | None:
+        """Why the stored secret cannot deal this league's games (missing, empty, malformed), or None."""
+        value = self.meta("secret")
+        if isinstance(value, str) and is_kept_secret(value):
+            return None
+        what = "missing" if value is None else "empty" if value == "" else "not a secret the harness writes"
+        # a resume would deal from it: with '' every deal and bot seed would be public
+        return f"holds no secret for its deals (its secret is {what})"
+
+    def secret(self) -> str:
+        """The league's secret, which every deal and bot seed is hashed from.
+
+        Raises HarnessError when the database holds none (never dealt from ``''``).
+        """
+        problem = self.secret_problem()
+        if problem is not None:
+            raise HarnessError(f"{self.path}: {problem}; use another --out, or --force to start over")
+        return str(self.meta("secret"))
 
     def bot_digests(self) -> dict[str, str]:
         return dict(self._query("SELECT name, digest FROM bots"))

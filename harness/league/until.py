@@ -28,6 +28,7 @@ from harness.bots.process import become_subreaper
 from harness.errors import HarnessError
 from harness.league.config import LeagueConfig
 from harness.league.interrupts import interruptible
+from harness.league.outfolder import check_out
 from harness.league.runner import (
     JobOutcome,
     JobTask,
@@ -130,6 +131,7 @@ def run_sequential(
     (unless ``force``), an unavailable sandbox, a failed build, or a worker that died;
     Interrupted on SIGINT or SIGTERM, with every finished job recorded.
     """
+    check_out(folder, config.bots)
     folder = folder.resolve()
     wrapper = hiding(
         resolve_sandbox(config.sandbox, config.limits, config.runtimes), folder, *(bot.folder for bot in config.bots)
@@ -145,7 +147,7 @@ def run_sequential(
                 problem = _another_run(store, identity, {name: digest for name, _, digest, _ in rows})
                 if problem:
                     raise HarnessError(f"{folder}: {problem}; use another --out, or --force to start over")
-                secret = str(store.meta("secret"))
+                secret = store.secret()  # refused when missing: never dealt from ''
             else:
                 _no_strangers(folder, force)
                 # the deals come from a secret, drawn unless an explicit seed makes it public

@@ -280,10 +280,20 @@ def feed(
 ) -> Answer:
     """Start the bot in ``folder`` as a fresh process (built first if it has a build) and feed it.
 
-    As in a match, the bot does not see its log, nor ``hide`` (the replay's folder).
+    As in a match, the bot does not see its log, nor ``hide`` (the replay's folder), nor
+    the league folder holding it (:func:`league_folders`). Raises HarnessError when the
+    bot's folder holds one of them (the bot would see it).
     """
     clock = clock or Clock()
     spec = load_bot(folder)
+    hide = list(dict.fromkeys(hidden for path in hide for hidden in (Path(path).resolve(), *league_folders(path))))
+    mine = Path(spec.folder).resolve()
+    for hidden in hide:
+        if hidden.is_relative_to(mine):
+            raise HarnessError(
+                f"--bot {folder}: holds {hidden}, a folder of the replay's league (its secret and "
+                "results), which the bot could read; copy the bot or the replay elsewhere"
+            )
     work = Path(tempfile.mkdtemp(prefix=f"llama-reproduce-{spec.name}-"))
     try:
         logs = work / "logs"
@@ -318,6 +328,28 @@ def feed(
         return Answer(replies, fault, stderr)
     finally:
         remove_tree(work)  # its snapshot is read-only
+
+
+# the files that make a folder a league's: its results (and secret), the secret itself
+LEAGUE_MARKS = ("league.db", "secret", "summary.json")
+
+
+def league_folders(path: Path) -> list[Path]:
+    """The folders around ``path`` (a replay or its folder) that a bot fed from it must not see.
+
+    The folder holding the ``replays/`` it lies in (a league or match folder), and every
+    ancestor holding a league's database or secret, innermost first (never ``/``).
+    """
+    start = Path(path).resolve()
+    found: list[Path] = []
+    for folder in (start, *start.parents):
+        if folder == folder.parent:
+            break
+        if folder.name == "replays":
+            found.append(folder.parent)
+        if any((folder / mark).exists() for mark in LEAGUE_MARKS):
+            found.append(folder)
+    return list(dict.fromkeys(found))
 
 
 # -- what the author reads ------------------------------------------------------------
@@ -375,4 +407,4 @@ def _compact(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-__all__ = ["Answer", "Input", "feed", "rebuild", "rebuild_file", "replay_command", "summary", "verdict"]
+__all__ = ["Answer", "Input", "feed", "league_folders", "rebuild", "rebuild_file", "replay_command", "summary", "verdict"]
