@@ -20,7 +20,7 @@ from typing import Any
 from harness.bots.build import seal_bot
 from harness.bots.manifest import BotSpec
 from harness.bots.process import BotProcess, become_subreaper
-from harness.errors import BotFault, FaultKind
+from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import Game, get_game
 from harness.protocol.build import hello_message
 from harness.protocol.session import BotSession

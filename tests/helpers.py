@@ -75,10 +75,15 @@ class ScriptedTransport:
 # -- bot folders -----------------------------------------------------------------------
 
 
+# The bots' Python: the system's, which the sandbox's fixed view shows (a pyenv or venv
+# interpreter is outside it); this interpreter where there is none.
+SYSTEM_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
 def copy_bot(source: Path, dest: Path, *, name: str | None = None, env: dict[str, str] | None = None) -> Path:
     """Copy a bot folder to ``dest`` and rewrite its bot.toml.
 
-    The command's ``python3`` becomes ``sys.executable``: the pyenv shim on PATH is a
+    The command's ``python3`` becomes :data:`SYSTEM_PYTHON`: the pyenv shim on PATH is a
     shell script that adds PYENV_* variables and costs a fork per start.
     """
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
@@ -87,7 +92,7 @@ def copy_bot(source: Path, dest: Path, *, name: str | None = None, env: dict[str
     raw = tomllib.loads((dest / "bot.toml").read_text())
     command = raw["command"] if isinstance(raw["command"], list) else raw["command"].split()
     if command[0] == "python3":
-        command = [sys.executable, *command[1:]]
+        command = [SYSTEM_PYTHON, *command[1:]]
     lines = [
         f"name = {json.dumps(name or raw['name'])}",
         f"version = {json.dumps(raw.get('version', '0'))}",
