@@ -44,6 +44,7 @@ def wait_for_jobs(proc: subprocess.Popen[str], out: Path, jobs: int) -> None:
     raise AssertionError("the run finished before it could be interrupted: make it longer")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_league_stops_cleanly_and_resumes(
     tmp_path: Path, bots: Callable[[list[str]], Path], signum: signal.Signals

@@ -82,6 +82,7 @@ def _league_args(folder: Path, out: Path) -> list[str | Path]:
     return ["league", folder, "--games", "480", "--table-size", "3", "--seed", "0", "--out", out, *FAST]
 
 
+@pytest.mark.slow
 def test_resume_after_kill_minus_nine_records_every_game_once_with_the_same_standings(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:
@@ -195,6 +196,7 @@ def test_ratings_read_a_league_folder_whose_path_has_uri_characters(
     assert data["games"] == 4
 
 
+@pytest.mark.slow
 def test_a_league_on_a_dask_cluster_equals_the_local_league(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:
@@ -211,6 +213,7 @@ def test_a_league_on_a_dask_cluster_equals_the_local_league(
     assert db_rows(remote, "SELECT count(*) FROM results") == [(48,)]
 
 
+@pytest.mark.slow
 def test_without_a_terminal_progress_is_plain_lines(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:
@@ -246,6 +249,7 @@ def test_each_worker_and_its_bots_share_one_core(tmp_path: Path, bots: Callable[
     assert len(set(seen)) == 2  # the two workers, on two different cores
 
 
+@pytest.mark.slow
 def test_ratings_formats_and_anchor(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     out = tmp_path / "out"
     cli("league", bots(["a", "b", "c"]), "--games", "36", "--out", out, *FAST)

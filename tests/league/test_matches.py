@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from helpers import without_warnings
 
 from league.conftest import cli, db_rows
@@ -14,6 +15,7 @@ from league.conftest import cli, db_rows
 FAST = ("--sandbox", "none", "--jobs", "2")
 
 
+@pytest.mark.slow
 def test_two_bots_get_a_cutechess_verdict_and_the_folder_is_a_league_folder(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:

@@ -8,6 +8,7 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from helpers import bot_processes
 
 from league.conftest import cli, db_rows
@@ -43,6 +44,7 @@ def recorded(out: Path) -> tuple[int, int, int]:
     return int(row[0]), int(row[1]), int(row[2])
 
 
+@pytest.mark.slow
 def test_a_league_until_decided_resumes_after_a_crash(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     folder = bots(["a", "b"])  # identical bots: the league plays to its budget, undecided
     out, temps = tmp_path / "out", tmp_path / "tmp"
@@ -68,6 +70,7 @@ def test_a_league_until_decided_resumes_after_a_crash(tmp_path: Path, bots: Call
     assert not bot_processes(folder)
 
 
+@pytest.mark.slow
 def test_an_sprt_match_stops_on_ctrl_c_and_resumes(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     folder = bots(["a", "b"])
     out, temps = tmp_path / "out", tmp_path / "tmp"
