@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import bot_processes
+from helpers import bot_processes, scaled
 
 from league.conftest import cli, db_rows
 from league.test_interrupts import start, wait_for_jobs
@@ -26,7 +26,7 @@ def interrupt(args: list[str | Path], out: Path, temps: Path, signum: signal.Sig
     try:
         wait_for_jobs(proc, out, 3)
         os.killpg(proc.pid, signum)
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
