@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from harness.bots.manifest import Manifest
+from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, REGISTRY
 
 
@@ -73,3 +74,26 @@ def stale(folder: Path) -> list[str]:
         if not path.is_file() or path.read_text(encoding="utf-8") != render(schema):
             out.append(name)
     return out
+
+
+def check(folder: Path) -> str | None:
+    """One line saying how ``folder``'s schema files differ from the models; None when they match.
+
+    Missing files are called missing, not stale. Raises HarnessError when ``folder`` is
+    not a folder (outside a checkout, or a wrong ``--dir``), OSError when a file cannot be read.
+    """
+    if not folder.is_dir():
+        what = "not a folder" if folder.exists() else "no such folder"
+        raise HarnessError(
+            f"{folder}: {what}; --check compares a checkout's schemas/ folder with the models: "
+            "run it in the checkout or name the folder with --dir"
+        )
+    names = stale(folder)
+    missing = [name for name in names if not (folder / name).is_file()]
+    differ = [name for name in names if name not in missing]
+    parts = []
+    if missing:
+        parts.append(f"missing schemas: {', '.join(missing)}")
+    if differ:
+        parts.append(f"stale schemas: {', '.join(differ)}")
+    return f"{folder}: {'; '.join(parts)} (run: llama-harness schema)" if parts else None

@@ -142,6 +142,7 @@ def test_a_bot_cannot_raise_the_leagues_limit(tmp_path: Path) -> None:
               "bot 'b'", "bot.toml [limits]", "memory_mb = 1024 is above the league's limit of 512")
 
 
+@pytest.mark.slow
 def test_a_results_database_damaged_after_games_keeps_the_games(tmp_path: Path) -> None:
     for name in ("a", "b"):
         random_bot(tmp_path / "bots", name)

@@ -9,9 +9,14 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
+from helpers import scaled
 
 from harness.replay.io import read_replay
 from harness.replay.verify import verify
@@ -20,9 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots"
 
 
+def _installed() -> str:
+    """The installed command: the one beside the interpreter running the tests (tox's or a venv's), else PATH's."""
+    beside = Path(sys.executable).parent / "llama-harness"
+    return str(beside) if os.access(beside, os.X_OK) else "llama-harness"
+
+
 def run(*args: str | Path, timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        ["llama-harness", *map(str, args)], capture_output=True, text=True, timeout=timeout, check=False
+        [_installed(), *map(str, args)], capture_output=True, text=True, timeout=scaled(timeout), check=False
     )
     assert done.returncode == 0, done.stderr
     return done
@@ -35,6 +46,7 @@ def samples(tmp_path: Path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_a_200_game_match_of_four_sample_bots(tmp_path: Path) -> None:
     out = tmp_path / "match"
     copy = samples(tmp_path)
@@ -52,6 +64,7 @@ def test_a_200_game_match_of_four_sample_bots(tmp_path: Path) -> None:
         assert verify(read_replay(path)) is None, path
 
 
+@pytest.mark.slow
 def test_the_main_job_a_league_of_the_sample_bots(tmp_path: Path) -> None:
     out = tmp_path / "league"
     # seeded: one fixed league (every bot is deterministic given its seeds), so that the

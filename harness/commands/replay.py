@@ -235,9 +235,9 @@ def schema(folder: Path, check: bool) -> None:
     from harness import schema as schemas
 
     if check:
-        stale = schemas.stale(folder)
-        if stale:
-            click.echo(f"{folder}: stale schemas: {', '.join(stale)} (run: llama-harness schema)", err=True)
+        problem = schemas.check(folder)
+        if problem is not None:
+            click.echo(problem, err=True)
             sys.exit(1)
         click.echo(f"{folder}: schemas are up to date")
         return

@@ -68,7 +68,12 @@ def plan(store: Store, new: dict[str, Any]) -> Revision | None:
     if old_bots == new_bots and before == after:
         return None
     if after < before:
-        raise ValueError(f"games: {before} -> {after}: a league keeps every game it has; it can only grow")
+        # say what to type: after a run with more --games, the quick start's command (the
+        # default --games) lands here
+        raise ValueError(
+            f"games: {before} -> {after}: a league keeps every game it has; it can only grow "
+            f"(add --games {before} to resume it)"
+        )
     added = tuple(name for name in new_bots if name not in old_bots)
     retired = tuple(name for name in old_bots if name not in new_bots)
     size = int(new["table_size"])

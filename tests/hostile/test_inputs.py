@@ -105,6 +105,7 @@ def _fake_bot(folder: Path, name: str, version: str) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_commands_print_no_control_character_a_bot_sent(tmp_path: Path) -> None:
     bad = _fake_bot(tmp_path / "bots" / "esc", "esc", "\x1b]0;pwned\x07\x1b[2J")
     other = random_bot(tmp_path / "bots", "r1")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "sample_bots" / "random"
@@ -36,13 +37,22 @@ def bots(tmp_path: Path) -> Callable[[list[str]], Path]:
     return make
 
 
-def cli(*args: str | Path, check: bool = True, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m harness`` as a subprocess (a real league process: pools, signals)."""
+# A hang guard, not a speed test: a league that takes 30 s idle can take minutes on a
+# shared, loaded machine; only a real hang should reach this.
+HANG_GUARD = 900.0
+
+
+def cli(*args: str | Path, check: bool = True, timeout: float = 0.0) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m harness`` as a subprocess (a real league process: pools, signals).
+
+    Killed after :data:`HANG_GUARD` seconds, or ``timeout`` scaled by the load when that
+    is longer (subprocess.TimeoutExpired then fails the test).
+    """
     done = subprocess.run(
         [sys.executable, "-m", "harness", *map(str, args)],
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=max(HANG_GUARD, scaled(timeout)),
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         check=False,
     )

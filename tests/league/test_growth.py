@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from league.conftest import cli, db_rows, make_bots, standings
 
 FAST = ("--sandbox", "none", "--jobs", "2", "--table-size", "3", "--seed", "1")
@@ -22,6 +24,7 @@ def seats(out: Path, upto: int | None = None) -> list[tuple[object, ...]]:
     return db_rows(out, f"SELECT game_id, seat, bot, score, place FROM seats {where} ORDER BY game_id, seat")
 
 
+@pytest.mark.slow
 def test_more_games_then_a_new_bot_then_a_retired_one(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     folder = bots(["a", "b", "c"])
     out = tmp_path / "out"
@@ -71,6 +74,7 @@ def test_more_games_then_a_new_bot_then_a_retired_one(tmp_path: Path, bots: Call
         assert done.returncode == 2 and why in done.stderr and done.stderr.count("error:") == 1, done.stderr
 
 
+@pytest.mark.slow
 def test_a_growth_killed_mid_run_resumes_to_the_same_standings(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:

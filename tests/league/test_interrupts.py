@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import bot_processes
+from helpers import bot_processes, scaled
 
 from league.conftest import cli, db_rows, standings
 
@@ -32,7 +32,7 @@ def start(args: list[str | Path], temps: Path) -> subprocess.Popen[str]:
 
 
 def wait_for_jobs(proc: subprocess.Popen[str], out: Path, jobs: int) -> None:
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + scaled(90)
     while time.monotonic() < deadline and proc.poll() is None:
         if (out / "league.db").exists():
             try:
@@ -44,6 +44,7 @@ def wait_for_jobs(proc: subprocess.Popen[str], out: Path, jobs: int) -> None:
     raise AssertionError("the run finished before it could be interrupted: make it longer")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_league_stops_cleanly_and_resumes(
     tmp_path: Path, bots: Callable[[list[str]], Path], signum: signal.Signals
@@ -60,7 +61,7 @@ def test_a_league_stops_cleanly_and_resumes(
             os.killpg(proc.pid, signum)
         else:
             proc.send_signal(signum)
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -92,7 +93,7 @@ def test_a_match_stops_cleanly_on_ctrl_c_and_resumes(tmp_path: Path, bots: Calla
     try:
         wait_for_jobs(proc, out, 2)
         os.killpg(proc.pid, signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

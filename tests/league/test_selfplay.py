@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from league.conftest import cli, db_rows, standings
 
 FAST = ("--sandbox", "none", "--jobs", "2")
@@ -27,6 +29,7 @@ def test_a_match_of_a_bot_against_itself_names_the_copies(
     assert sorted(p["name"] for p in header["players"]) == ["a", "a#2", "b"]
 
 
+@pytest.mark.slow
 def test_a_league_file_listing_a_bot_twice_rates_each_entry_stably(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:

@@ -8,7 +8,8 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers import bot_processes
+import pytest
+from helpers import bot_processes, scaled
 
 from league.conftest import cli, db_rows
 from league.test_interrupts import start, wait_for_jobs
@@ -25,7 +26,7 @@ def interrupt(args: list[str | Path], out: Path, temps: Path, signum: signal.Sig
     try:
         wait_for_jobs(proc, out, 3)
         os.killpg(proc.pid, signum)
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, stderr = proc.communicate(timeout=scaled(60))
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -43,6 +44,7 @@ def recorded(out: Path) -> tuple[int, int, int]:
     return int(row[0]), int(row[1]), int(row[2])
 
 
+@pytest.mark.slow
 def test_a_league_until_decided_resumes_after_a_crash(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     folder = bots(["a", "b"])  # identical bots: the league plays to its budget, undecided
     out, temps = tmp_path / "out", tmp_path / "tmp"
@@ -68,6 +70,7 @@ def test_a_league_until_decided_resumes_after_a_crash(tmp_path: Path, bots: Call
     assert not bot_processes(folder)
 
 
+@pytest.mark.slow
 def test_an_sprt_match_stops_on_ctrl_c_and_resumes(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     folder = bots(["a", "b"])
     out, temps = tmp_path / "out", tmp_path / "tmp"

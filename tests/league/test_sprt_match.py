@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from league.conftest import ROOT, cli, standings
 
 STRONG, RANDOM, HEURISTIC = (ROOT / "sample_bots" / name for name in ("strong", "random", "heuristic"))
@@ -15,6 +17,7 @@ def _summary(out: Path) -> dict[str, object]:
     return data
 
 
+@pytest.mark.slow
 def test_strong_against_random_stops_with_h1(tmp_path: Path) -> None:
     out = tmp_path / "m"
     done = cli("match", STRONG, RANDOM, "--sprt", "0,100", "--games", "400", "--sandbox", "none", "--out", out)
@@ -42,6 +45,7 @@ def test_two_copies_of_a_bot_never_end_in_h1(tmp_path: Path) -> None:
     assert sprt["games"] <= 40
 
 
+@pytest.mark.slow
 def test_with_a_field_at_the_table(tmp_path: Path) -> None:
     out = tmp_path / "m"
     done = cli(
@@ -65,6 +69,7 @@ def test_bad_sprt_arguments_are_one_line_errors(tmp_path: Path) -> None:
         assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 def test_an_sprt_match_plays_the_game_it_names(tmp_path: Path) -> None:
     out = tmp_path / "m"
     bots = [ROOT / "sample_bots" / name for name in ("llama_llama_heuristic", "llama_llama_random")]

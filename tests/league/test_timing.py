@@ -25,6 +25,7 @@ def slow_bot(folder: Path, seconds: float) -> Path:
     return folder / "slow"
 
 
+@pytest.mark.slow
 def test_each_bots_move_times_time_outs_and_start_up_everywhere(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:

@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from helpers import REPO
 
 from league.conftest import cli, replay_move_times
@@ -28,6 +29,7 @@ def ll_bot(root: Path, name: str, hang_at: int | None = None) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_simultaneous_games_moves_and_time_outs_are_counted_for_every_bot(tmp_path: Path) -> None:
     bots = [ll_bot(tmp_path, "a"), ll_bot(tmp_path, "b"), ll_bot(tmp_path, "slowpoke", hang_at=2)]
     out = tmp_path / "out"

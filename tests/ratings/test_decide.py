@@ -57,6 +57,7 @@ def test_a_clear_ranking_is_decided_in_order() -> None:
     assert "every adjacent pair of the ranking is decided" in summary_lines(data)[-1]
 
 
+@pytest.mark.slow
 def test_identical_bots_are_rarely_decided_across_many_looks() -> None:
     # 20 looks per league; with a naive LOS >= 95% stop, most leagues would declare a winner
     rng = np.random.default_rng(2)
