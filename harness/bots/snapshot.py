@@ -336,7 +336,7 @@ class SnapshotStore:
     """A folder of snapshots by digest, and an index from a source (and build) to its snapshot."""
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+        self.root = Path(root).resolve()  # a bot's folder is an absolute path (bubblewrap binds it)
 
     def path(self, digest: str) -> Path:
         return self.root / digest

@@ -60,7 +60,8 @@ def _play(tmp_path: Path, mode: str, folder: Path, games: int = 2) -> MatchResul
 def test_a_jvm_bot_builds_and_plays_under_the_default_limits(mode: str, tmp_path: Path) -> None:
     folder = shutil.copytree(HERE / "bots" / "jvm", tmp_path / "bots" / "jvm")
     result = _play(tmp_path, mode, folder)  # javac runs as the build, java as the bot
-    assert (folder / "Bot.class").is_file()
+    assert not (folder / "Bot.class").exists()  # built on a copy: the class is in the bot's snapshot
+    assert [p.parent.parent.name for p in (tmp_path / "out" / "bots").glob("*/Bot.class")] == ["bots"]
     assert result.games == 2 and result.faults == [], result.faults
 
 
