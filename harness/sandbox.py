@@ -132,6 +132,7 @@ class Bubblewrap:
     runtimes: tuple[str, ...] = ()
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
+        """The argv prefix for one start of ``spec``: a :class:`Prefix` whose seccomp fd the spawn passes and closes."""
         prefix, limits = _limits_prefix(spec, dict(self.limits), self.prlimit)
         env = bot_environment(spec, tmp)
         fd = seccomp.filter_fd()  # the spawn passes it to bwrap (pass_fds) and closes it here

@@ -25,6 +25,18 @@ TEST_BOTS = Path(__file__).resolve().parent / "bots"
 Reply = bytes | str | BaseException
 
 
+def _bot_python() -> str:
+    """A Python for test bots that the sandbox's fixed view shows (a pyenv Python is outside it)."""
+    from harness.sandbox_view import in_view, view_roots
+
+    if in_view(sys.executable, view_roots()) or not os.path.exists("/usr/bin/python3"):
+        return sys.executable
+    return "/usr/bin/python3"
+
+
+BOT_PYTHON = _bot_python()
+
+
 class ScriptedTransport:
     """A fake bot for BotSession, in the style of python-chess's MockTransport.
 
@@ -75,16 +87,12 @@ class ScriptedTransport:
 # -- bot folders -----------------------------------------------------------------------
 
 
-# The bots' Python: the system's, which the sandbox's fixed view shows (a pyenv or venv
-# interpreter is outside it); this interpreter where there is none.
-SYSTEM_PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
-
-
 def copy_bot(source: Path, dest: Path, *, name: str | None = None, env: dict[str, str] | None = None) -> Path:
     """Copy a bot folder to ``dest`` and rewrite its bot.toml.
 
-    The command's ``python3`` becomes :data:`SYSTEM_PYTHON`: the pyenv shim on PATH is a
-    shell script that adds PYENV_* variables and costs a fork per start.
+    The command's ``python3`` becomes :data:`BOT_PYTHON` (``sys.executable`` when the
+    sandbox shows it, else ``/usr/bin/python3``): the pyenv shim on PATH is a shell
+    script that adds PYENV_* variables and costs a fork per start.
     """
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__"))
     import tomllib
@@ -92,7 +100,7 @@ def copy_bot(source: Path, dest: Path, *, name: str | None = None, env: dict[str
     raw = tomllib.loads((dest / "bot.toml").read_text())
     command = raw["command"] if isinstance(raw["command"], list) else raw["command"].split()
     if command[0] == "python3":
-        command = [SYSTEM_PYTHON, *command[1:]]
+        command = [BOT_PYTHON, *command[1:]]
     lines = [
         f"name = {json.dumps(name or raw['name'])}",
         f"version = {json.dumps(raw.get('version', '0'))}",
