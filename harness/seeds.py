@@ -10,6 +10,7 @@ nothing about a card, even to a bot with this source.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -67,8 +68,14 @@ def seed_warning(seed: int | str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _key(secret: str) -> bytes:
+    # one league hashes every game's seeds from one secret: derive its key once
+    return hashlib.sha256(secret.encode()).digest()
+
+
 def _keyed(secret: str, label: str, parts: tuple[object, ...], size: int) -> int:
-    key = hashlib.sha256(secret.encode()).digest()
+    key = _key(secret)
     text = ":".join([label, *(str(part) for part in parts)]).encode()
     return int.from_bytes(hashlib.blake2b(text, key=key, digest_size=size).digest(), "big")
 
