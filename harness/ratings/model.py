@@ -67,6 +67,10 @@ class BotRating:
     how many games the bot played. `edge` is "never won" or "never lost" when
     the bot placed below (above) every opponent in every game: its rating is
     then held finite by the prior, and only one side of its interval means much.
+    `low` and `high` are the ends of the 95% interval; `bound` is "floor" when the
+    games bound the rating only from below (`high` is +inf: the bot never lost,
+    or the anchor bot never won), "ceiling" when only from above (`low` is -inf),
+    "open" when from neither side, else None.
     """
 
     name: str
@@ -75,6 +79,9 @@ class BotRating:
     ci95: float
     games: int
     edge: str | None = None
+    low: float = math.nan
+    high: float = math.nan
+    bound: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +146,9 @@ class EloFit:
                     "ci95": _json_float(bot.ci95),
                     "games": bot.games,
                     "edge": bot.edge,
+                    "low": _json_float(bot.low),
+                    "high": _json_float(bot.high),
+                    "bound": bot.bound,
                 }
                 for rank, bot in enumerate(self.bots, start=1)
             ],
