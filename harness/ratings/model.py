@@ -114,7 +114,7 @@ class EloFit:
             the diagonal is left out.
         games: number of games fitted.
         clusters: number of distinct cluster keys.
-        prior: virtual draws added per pair of bots that met.
+        prior: virtual draws each bot brings, split over the opponents it met.
         quantile: the multiplier of se in ci95 (NaN with fewer than two clusters).
         uninformative: pairs (a, b) whose games hold no information on their
             difference (the same results in every cluster); their LOS is NaN.

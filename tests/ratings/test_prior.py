@@ -172,3 +172,17 @@ def test_four_seat_600_elo_prior_per_bot_removes_the_pull(monkeypatch: pytest.Mo
     monkeypatch.setattr(fit_module, "prior_draws", lambda m, first, second: np.full(len(first), 2.0))
     _, old_bias = _study(4, 600.0, 13, runs=150, seed=4)
     assert old_bias < -18.0, old_bias
+
+
+def test_a_match_verdict_shows_a_floor_for_a_bot_that_never_lost() -> None:
+    from harness.league.matches import verdict_text
+
+    fit = fit_elo(_heads_up([], groups=13))
+    a = fit.bots[0]
+    data = {"bot": "a", "opponent": "b", "wins": 26, "losses": 0, "draws": 0, "score": 1.0,
+            "elo_diff": 2 * (a.rating - 1500.0), "ci95": 2 * a.ci95, "los": 99.9,
+            "elo_low": 2 * (a.low - 1500.0), "elo_high": None, "bound": a.bound}
+    line = verdict_text(data).splitlines()[1]
+    assert line == f"Elo difference: ≥ {2 * (a.low - 1500.0):+.1f} (95%; a never lost: no upper bound), LOS: 99.9%"
+    data.update(bound=None)
+    assert "±" in verdict_text(data)
