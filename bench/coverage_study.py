@@ -185,7 +185,7 @@ def main() -> None:
     fit = (
         "before: 2 virtual draws per pair, closed intervals"
         if args.before
-        else f"{fit_module.PRIOR_DRAWS:g} virtual draws per bot, open bounds at edges"
+        else f"{fit_module.PRIOR_DRAWS:g} virtual draw(s) per bot, open bounds at edges"
     )
     print(f"95% intervals of the difference to the weakest bot ({fit}); {args.runs} leagues per cell; RHO {RHO}")
     for n, gap, groups in ((n, gap, groups) for n in args.tables for gap in args.gaps for groups in args.groups):
