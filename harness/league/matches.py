@@ -162,6 +162,11 @@ def verdict(folder: Path, standings: Standings) -> dict[str, Any] | None:
         "elo_diff": _num(rating[a].rating - rating[b].rating),
         "ci95": _num(2 * rating[a].ci95),
         "los": None if los is None else _num(100 * los),
+        # the interval of the difference; open (null) on a side the games do not bound
+        # (a never lost: a floor only; a never won: a ceiling only)
+        "elo_low": _num(2 * (rating[a].low - 1500.0)),
+        "elo_high": _num(2 * (rating[a].high - 1500.0)),
+        "bound": rating[a].bound,
     }
 
 
@@ -172,11 +177,15 @@ def verdict_text(data: dict[str, Any]) -> str:
         return "?" if value is None else format(value, fmt)
 
     played = data["wins"] + data["losses"] + data["draws"]
+    interval = f"{number(data['elo_diff'], '+.1f')} ± {number(data['ci95'], '.1f')} (95%)"
+    if data.get("bound") == "floor":
+        interval = f"≥ {number(data.get('elo_low'), '+.1f')} (95%; {data['bot']} never lost: no upper bound)"
+    elif data.get("bound") == "ceiling":
+        interval = f"≤ {number(data.get('elo_high'), '+.1f')} (95%; {data['bot']} never won: no lower bound)"
     return (
         f"Score of {data['bot']} vs {data['opponent']}: {data['wins']} - {data['losses']} - {data['draws']}"
         f"  [{number(data['score'], '.3f')}] {played}\n"
-        f"Elo difference: {number(data['elo_diff'], '+.1f')} ± {number(data['ci95'], '.1f')} (95%), "
-        f"LOS: {number(data['los'], '.1f')}%\n"
+        f"Elo difference: {interval}, LOS: {number(data['los'], '.1f')}%\n"
     )
 
 

@@ -232,6 +232,10 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
                 **{f"mean_{stat}": _num(value) for stat, value in fig.per_round().items()},
                 "faults": fig.faults,
                 "edge": rated.edge if rated else None,
+                # the interval's ends (null when open or unavailable); bound: floor, ceiling, open
+                "low": _num(rated.low) if rated else None,
+                "high": _num(rated.high) if rated else None,
+                "bound": rated.bound if rated else None,
                 "timing": standings.timing.get(name),
             }
         )

@@ -6,20 +6,27 @@ same total weight per bot whatever its size. With per-seat advantages S,
 
     P(i beats j) = 1 / (1 + 10^(-(R_i + S_seat(i) - R_j - S_seat(j)) / 400)).
 
-A weak prior keeps every estimate finite: as in BayesElo, every pair of bots that
-met gets `PRIOR_DRAWS` virtual draws. A bot that never placed above an opponent
-(or never below one) would otherwise be rated at minus (plus) infinity.
+A weak prior keeps every estimate finite: as in BayesElo, every bot brings
+`PRIOR_DRAWS` virtual draws, split over the opponents it met (a pair of bots gets
+the mean of their two shares). A bot that never placed above an opponent (or
+never below one) would otherwise be rated at minus (plus) infinity. Two draws per
+*pair* (the old prior) pulled estimates in m - 1 times too much with m bots; one
+draw per bot rather than BayesElo's two halves the pull heads-up, where it cost
+coverage at large gaps with few deal groups (bench/coverage_study.py). The
+interval of such an edge bot is open on its unbounded side (`open_side`): the
+prior makes the estimate finite, not the games.
 
 The pairs of one game, and the games of one duplicate-deal group, are not
 independent, so the model-based (inverse Hessian) errors would be too narrow.
 The errors here are cluster-robust (sandwich): H^-1 (sum_c g_c g_c^T) H^-1 with
 the small-sample factor G/(G-1), where g_c is the score summed over the pairs
 of cluster c; intervals use the t quantile with G - 1 degrees of freedom. For a
-bot at the edge (all wins or all losses) the sandwich says nothing (its scores
-are all near zero), so its error is the larger of the sandwich and the
-model-based one. Two bots whose scores cancel in every cluster (identical
-deterministic bots) have no robust error on their difference: the games hold no
-information on it, and the fit says so instead of giving a zero-width interval.
+bot at or near the edge (fewer than `SCARCE` games' worth of wins or of losses)
+the sandwich says little (its scores are all near zero, or rest on a few rare
+results), so its error is the larger of the sandwich and the model-based one.
+Two bots whose scores cancel in every cluster (identical deterministic bots)
+have no robust error on their difference: the games hold no information on it,
+and the fit says so instead of giving a zero-width interval.
 
 The fit works on the sufficient statistics: pairs aggregated by (bot, bot, seat,
 seat), so a Newton step costs O(distinct rows) whatever the number of games.
@@ -48,8 +55,9 @@ IntArray = npt.NDArray[np.int64]
 # Natural (logistic) units -> Elo points.
 ELO_PER_NAT = 400.0 / math.log(10.0)
 DEFAULT_MEAN = 1500.0
-# Virtual draws per pair of bots that met (BayesElo's default prior).
-PRIOR_DRAWS = 2.0
+# Virtual draws per bot, split over its opponents. BayesElo's default is 2; with 1 the
+# heads-up intervals cover at 600 Elo and 13 deal groups (bench/coverage_study.py).
+PRIOR_DRAWS = 1.0
 
 # Tiny ridge (natural units) so a pool split into groups that never met still has a
 # unique optimum.
@@ -58,6 +66,10 @@ TOLERANCE = 1e-9
 MAX_ITERATIONS = 100
 # A robust variance below this share of the model-based one is zero: no information.
 NO_INFORMATION = 1e-9
+# A bot whose rarer result (wins or losses, in games' worth of pairs) is below this has
+# a sandwich estimated from a handful of rare results, far too narrow (heads-up at 600
+# Elo: 71% coverage at 50 groups); its error is then at least the model-based one.
+SCARCE = 6.0
 # Cap on the cells of the per-cluster score block, to bound memory on big pools.
 _SCORE_BLOCK_CELLS = 1 << 22
 
@@ -65,20 +77,36 @@ _SCORE_BLOCK_CELLS = 1 << 22
 def with_prior(
     agg: Aggregate, wins: FloatArray, total: FloatArray
 ) -> tuple[IntArray, FloatArray, FloatArray]:
-    """Rows plus `PRIOR_DRAWS` virtual draws for every pair of bots with weight in ``total``."""
+    """Rows plus the prior's virtual draws for every pair of bots with weight in ``total``.
+
+    As in BayesElo, each bot brings `PRIOR_DRAWS` virtual draws, split evenly over the
+    distinct opponents it met: the pair (i, j) gets PRIOR_DRAWS * (1/deg_i + 1/deg_j) / 2.
+    Two bots: PRIOR_DRAWS for their pair; m bots that all met: PRIOR_DRAWS / (m - 1) per pair.
+    """
     m = len(agg.results.names)
     met = agg.idx[total > 0][:, :2]
     lo, hi = np.minimum(met[:, 0], met[:, 1]), np.maximum(met[:, 0], met[:, 1])
     pairs = np.unique(lo * m + hi)
-    prior_idx = [pairs // m, pairs % m]
+    first, second = pairs // m, pairs % m
+    draws = prior_draws(m, first, second)
+    prior_idx = [first, second]
     if agg.k:  # the same seat column twice: the seat terms cancel
         prior_idx += [np.full(len(pairs), m), np.full(len(pairs), m)]
     idx = np.concatenate([agg.idx, np.stack(prior_idx, axis=1).astype(np.int64)])
     return (
         idx,
-        np.concatenate([wins, np.full(len(pairs), PRIOR_DRAWS / 2.0)]),
-        np.concatenate([total, np.full(len(pairs), PRIOR_DRAWS)]),
+        np.concatenate([wins, draws / 2.0]),
+        np.concatenate([total, draws]),
     )
+
+
+def prior_draws(m: int, first: IntArray, second: IntArray) -> FloatArray:
+    """Virtual draws of each met pair (first[r], second[r]): each bot's PRIOR_DRAWS split over its opponents."""
+    # Every pair appears once, so a bot's degree is how often it occurs in the pairs.
+    degree = np.bincount(first, minlength=m) + np.bincount(second, minlength=m)
+    share = PRIOR_DRAWS / np.maximum(degree, 1)
+    out: FloatArray = 0.5 * (share[first] + share[second])
+    return out
 
 
 def _reparametrisation(m: int, k: int) -> FloatArray:
@@ -171,17 +199,24 @@ class Objective:
 
 @dataclass(frozen=True)
 class _Uncertainty:
-    """Robust and model-based covariances of the ratings, and who is at an edge."""
+    """Robust and model-based covariances of the ratings, who is at or near an edge.
+
+    ``scarce``: the bots whose rarer result (wins or losses) is below `SCARCE` games'
+    worth, edge bots included; ``pinned``: the anchor bot, if any (its own scarcity
+    carries over to every rating measured against it).
+    """
 
     robust: FloatArray
     model: FloatArray
     edge: tuple[str | None, ...]
+    scarce: tuple[bool, ...]
+    pinned: int | None = None
 
     def pair_variance(self, i: int, j: int) -> tuple[float, bool]:
         """Variance of R_i - R_j, and whether the games hold information on it."""
         robust = float(self.robust[i, i] + self.robust[j, j] - 2.0 * self.robust[i, j])
         model = float(self.model[i, i] + self.model[j, j] - 2.0 * self.model[i, j])
-        if self.edge[i] or self.edge[j]:
+        if self.scarce[i] or self.scarce[j]:
             return max(robust, model), True
         if math.isfinite(robust) and model > 0 and robust < NO_INFORMATION * model:
             return math.nan, False
@@ -189,11 +224,17 @@ class _Uncertainty:
 
     def variance(self, i: int) -> float:
         robust, model = float(self.robust[i, i]), float(self.model[i, i])
-        if self.edge[i]:
+        if self.scarce[i] or (self.pinned is not None and self.scarce[self.pinned]):
             return max(robust, model)
         if math.isfinite(robust) and model > 0 and robust < NO_INFORMATION * model:
             return math.nan
         return robust
+
+
+def _scarce(agg: Aggregate) -> tuple[bool, ...]:
+    """Per bot: whether its rarer result (weighted wins or losses) is below `SCARCE`."""
+    rarer = np.minimum(agg.bot_score, agg.bot_total - agg.bot_score)
+    return tuple(bool(x < SCARCE) for x in rarer.tolist())
 
 
 def _edges(agg: Aggregate) -> tuple[str | None, ...]:
@@ -202,6 +243,20 @@ def _edges(agg: Aggregate) -> tuple[str | None, ...]:
         "never won" if score <= 0.0 else "never lost" if score >= total else None
         for score, total in zip(agg.bot_score.tolist(), agg.bot_total.tolist(), strict=True)
     )
+
+
+def open_side(edge: str | None, anchor_edge: str | None = None) -> str | None:
+    """'floor' when the games bound a rating only from below, 'ceiling' only from above, else None.
+
+    ``edge`` is the bot's own (`_edges`), ``anchor_edge`` that of the bot its rating is
+    measured against (``anchor``), if any. A bot that never lost could be any amount
+    stronger: its interval has no upper end, whatever the prior's pull says.
+    """
+    above = edge == "never lost" or anchor_edge == "never won"
+    below = edge == "never won" or anchor_edge == "never lost"
+    if above and below:  # e.g. both never lost against the pool: neither end holds
+        return "open"
+    return "floor" if above else "ceiling" if below else None
 
 
 def fit_elo(
@@ -286,20 +341,28 @@ def fit_elo(
         robust=to_rating @ cov_beta @ to_rating.T,
         model=to_rating @ bread @ to_rating.T if g >= 2 else np.full((m, m), math.nan),
         edge=_edges(agg),
+        scarce=_scarce(agg),
+        pinned=names.index(anchor[0]) if anchor is not None else None,
     )
     quantile = interval_quantile(g)
 
+    pinned = spread.edge[names.index(anchor[0])] if anchor is not None else None
     bots = []
     for i, name in enumerate(names):
         se = math.sqrt(max(spread.variance(i), 0.0)) if math.isfinite(spread.variance(i)) else math.nan
+        rating, half = float(ratings[i]), quantile * se
+        bound = open_side(spread.edge[i], pinned if anchor is not None and name != anchor[0] else None)
         bots.append(
             BotRating(
                 name=name,
-                rating=float(ratings[i]),
+                rating=rating,
                 se=se,
-                ci95=quantile * se,
+                ci95=half,
                 games=int(per_bot[i]),
                 edge=spread.edge[i],
+                low=-math.inf if bound in ("ceiling", "open") else rating - half,
+                high=math.inf if bound in ("floor", "open") else rating + half,
+                bound=bound,
             )
         )
     bots.sort(key=lambda bot: (-bot.rating, bot.name))

@@ -67,6 +67,10 @@ class BotRating:
     how many games the bot played. `edge` is "never won" or "never lost" when
     the bot placed below (above) every opponent in every game: its rating is
     then held finite by the prior, and only one side of its interval means much.
+    `low` and `high` are the ends of the 95% interval; `bound` is "floor" when the
+    games bound the rating only from below (`high` is +inf: the bot never lost,
+    or the anchor bot never won), "ceiling" when only from above (`low` is -inf),
+    "open" when from neither side, else None.
     """
 
     name: str
@@ -75,6 +79,9 @@ class BotRating:
     ci95: float
     games: int
     edge: str | None = None
+    low: float = math.nan
+    high: float = math.nan
+    bound: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +114,7 @@ class EloFit:
             the diagonal is left out.
         games: number of games fitted.
         clusters: number of distinct cluster keys.
-        prior: virtual draws added per pair of bots that met.
+        prior: virtual draws each bot brings, split over the opponents it met.
         quantile: the multiplier of se in ci95 (NaN with fewer than two clusters).
         uninformative: pairs (a, b) whose games hold no information on their
             difference (the same results in every cluster); their LOS is NaN.
@@ -139,6 +146,9 @@ class EloFit:
                     "ci95": _json_float(bot.ci95),
                     "games": bot.games,
                     "edge": bot.edge,
+                    "low": _json_float(bot.low),
+                    "high": _json_float(bot.high),
+                    "bound": bot.bound,
                 }
                 for rank, bot in enumerate(self.bots, start=1)
             ],

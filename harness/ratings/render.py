@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.ratings.model import EloFit
+from harness.ratings.model import BotRating, EloFit
 
 Extra = Mapping[str, Mapping[str, object]]
 
@@ -49,6 +49,20 @@ def _number(value: float, digits: int, missing: str) -> str:
     return f"{value:.{digits}f}" if math.isfinite(value) else missing
 
 
+def _bound_text(bot: BotRating) -> str:
+    """The one-sided interval of a bot whose games bound its rating on one side only: '≥ X', '≤ X' or 'open'."""
+    if bot.bound == "floor":
+        return f"≥{_number(bot.low, 0, 'n/a')}"
+    if bot.bound == "ceiling":
+        return f"≤{_number(bot.high, 0, 'n/a')}"
+    return "open"
+
+
+def _interval_cell(bot: BotRating) -> str:
+    """The ±95% cell: the half-width, or the bound for a one-sided interval."""
+    return _bound_text(bot) if bot.bound else _number(bot.ci95, 0, "n/a")
+
+
 SEQUENTIAL_NOTE = (
     "seq Elo: incremental Elo (K = 32) in game order, over the last 100,000 games at most: "
     "an order-dependent reference that never settles, without an interval, rounded to 10"
@@ -64,12 +78,24 @@ def fit_notes(fit: EloFit, sequential: bool = False) -> list[str]:
         )
     else:
         spread = "±95%: not available with fewer than two clusters (deal groups)"
-    out = [spread, f"prior: {fit.prior:g} virtual draws per pair of bots that met (as BayesElo) keep every rating finite"]
+    out = [
+        spread,
+        f"prior: {fit.prior:g} virtual draw{'s' if fit.prior != 1 else ''} per bot, split over the opponents it met,"
+        " keep every rating finite",
+    ]
     for bot in fit.bots:
         if bot.edge == "never won":
-            out.append(f"{bot.name} never placed above an opponent: its rating is held up only by the prior; read it as an upper bound")
+            out.append(
+                f"{bot.name} never placed above an opponent: only the prior holds its rating up; the games give it"
+                f" a ceiling only ({_bound_text(bot)}), no lower end"
+            )
         elif bot.edge == "never lost":
-            out.append(f"{bot.name} never placed below an opponent: its rating is held down only by the prior; read it as a lower bound")
+            out.append(
+                f"{bot.name} never placed below an opponent: only the prior holds its rating down; the games give it"
+                f" a floor only ({_bound_text(bot)}), no upper end"
+            )
+        elif bot.bound in ("floor", "ceiling", "open"):
+            out.append(f"{bot.name}: measured against an anchor bot at an edge, its interval is one-sided ({_bound_text(bot)})")
     for a, b in fit.uninformative:
         out.append(
             f"{a} and {b} had the same results in every deal group: the games hold no information on their "
@@ -88,7 +114,8 @@ def render_table(
 ) -> str:
     """Render a fixed-width text table, best bot first.
 
-    Columns: rank, bot, Elo, ±95% (half-width of the cluster-robust interval),
+    Columns: rank, bot, Elo, ±95% (half-width of the cluster-robust interval, or
+    "≥X" / "≤X" for a bot whose games bound it on one side only: `BotRating.bound`),
     sequential Elo (only when `sequential` is given), then the `extra` columns.
     A line with the seat advantages follows when they were fitted. Missing
     values show as "-", unavailable errors as "n/a". Extra entries for bots that
@@ -105,7 +132,7 @@ def render_table(
             str(rank),
             bot.name,
             _number(bot.rating, 0, "n/a"),
-            _number(bot.ci95, 0, "n/a"),
+            _interval_cell(bot),
         ]
         if sequential is not None:
             seq = sequential.get(bot.name)
@@ -182,14 +209,16 @@ def render_csv(
     """Render one CSV row per bot, best first, after a header row.
 
     Columns: rank, bot, elo, ci95, se, games, sequential (only when given),
-    then the `extra` columns. Ratings keep two decimals; missing or non-finite
-    values are empty cells.
+    then the `extra` columns, then low, high (the interval's ends; empty when open
+    or not available) and bound (`BotRating.bound`: floor, ceiling, open or empty).
+    Ratings keep two decimals; missing or non-finite values are empty cells.
     """
     columns = _extra_columns(fit, extra)
     header = ["rank", "bot", "elo", "ci95", "se", "games"]
     if sequential is not None:
         header.append("sequential")
     header += columns
+    header += ["low", "high", "bound"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -206,5 +235,6 @@ def render_csv(
             seq = sequential.get(bot.name)
             row.append("" if seq is None else _number(seq, 2, ""))
         row += [_csv_cell(_extra_value(extra, bot.name, column)) for column in columns]
+        row += [_number(bot.low, 2, ""), _number(bot.high, 2, ""), bot.bound or ""]
         writer.writerow(row)
     return buffer.getvalue()

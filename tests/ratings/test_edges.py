@@ -49,7 +49,7 @@ def test_a_bot_that_never_wins_stays_finite_and_is_flagged() -> None:
     assert by_name["e"].ci95 > 100.0 and by_name["a"].ci95 > 100.0
     text = render_table(fit)
     assert "e never placed above an opponent" in text and "a never placed below an opponent" in text
-    assert "prior: 2 virtual draws" in text
+    assert "prior: 1 virtual draw per bot" in text
 
 
 def test_history_of_an_edge_bot_does_not_swing() -> None:

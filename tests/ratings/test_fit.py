@@ -138,8 +138,9 @@ def test_cluster_robust_intervals_cover_the_truth() -> None:
 
 def test_two_bot_closed_form() -> None:
     # Bradley–Terry with two bots: a wins 6 of 8 (3 of 4 from either seat), so the
-    # seat advantage is zero; with the prior's 2 virtual draws a scores 7 of 10 and
-    # 10^(diff/400) = 7/3.
+    # seat advantage is zero; with the prior's 1 virtual draw (each bot's one draw
+    # split over its one opponent, and the pair gets the mean) a scores 6.5 of 9 and
+    # 10^(diff/400) = 6.5/2.5.
     games = [
         GameResult(seating, places, f"g{i}")
         for i, (seating, places) in enumerate(
@@ -149,8 +150,8 @@ def test_two_bot_closed_form() -> None:
             + [(("b", "a"), (1, 2))]
         )
     ]
-    assert PRIOR_DRAWS == 2.0
-    expected = 400.0 * math.log10(7.0 / 3.0)
+    assert PRIOR_DRAWS == 1.0
+    expected = 400.0 * math.log10(6.5 / 2.5)
     for seat_advantage in (False, True):
         r = ratings(fit_elo(games, seat_advantage=seat_advantage))
         assert r["a"] - r["b"] == pytest.approx(expected, abs=1e-3)
@@ -165,9 +166,12 @@ def _log_likelihood(
     """The stated objective, written out directly (pairs weighted 1/(n-1), plus the prior)."""
     total = 0.0
     met = {frozenset(pair) for game in games for pair in itertools.combinations(game.players, 2)}
+    # each bot's PRIOR_DRAWS split over the opponents it met; a pair gets the mean of its two shares
+    degree = {name: sum(name in pair for pair in met) for pair in met for name in pair}
     for a, b in (sorted(pair) for pair in met):
         p = 1.0 / (1.0 + 10.0 ** (-(rating[a] - rating[b]) / 400.0))
-        total += PRIOR_DRAWS * 0.5 * (math.log(p) + math.log(1.0 - p))
+        draws = PRIOR_DRAWS * (1.0 / degree[a] + 1.0 / degree[b]) / 2.0
+        total += draws * 0.5 * (math.log(p) + math.log(1.0 - p))
     for game in games:
         n = len(game.players)
         for i in range(n):

@@ -99,13 +99,19 @@ def test_csv_has_header_and_one_row_per_bot(fit: EloFit, sequential: dict[str, f
         "win share",
         "forfeits",
         "note",
+        "low",
+        "high",
+        "bound",
     ]
     assert len(rows) == 1 + len(fit.bots)
     assert [row[1] for row in rows[1:]] == ["ace", "deuce", "trey"]
     ace = rows[1]
     assert float(ace[2]) == pytest.approx(fit.bots[0].rating, abs=0.005)
     assert int(ace[5]) == fit.bots[0].games == 16
-    assert ace[7:] == ["0.5", "0", ""]
+    assert ace[7:10] == ["0.5", "0", ""]
+    low, high = fit.bots[0].rating - fit.bots[0].ci95, fit.bots[0].rating + fit.bots[0].ci95
+    assert [float(ace[10]), float(ace[11])] == pytest.approx([low, high], abs=0.005)
+    assert ace[12] == ""  # ace lost some games: a two-sided interval
 
 
 def test_missing_errors_render_as_unavailable() -> None:
