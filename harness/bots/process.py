@@ -36,6 +36,8 @@ _LIVE: set[int] = set()  # pids of running bots in this process: orphan sweeps s
 # the option of ``unshare … --pid --fork`` in a wrapper (harness.sandbox.Limited): the bot
 # is its PID namespace's init, and ending it ends everything it started
 KILL_CHILD = "--kill-child"
+# the harness's wrappers that stay running around the bot, holding its pipes
+_HOLDERS = ("bwrap", "unshare")
 
 
 def become_subreaper() -> None:
@@ -229,7 +231,7 @@ class BotProcess:
             # a descendant that outlives the bot may hold stdout open, so no EOF comes
             if self.exited():
                 return BotCrashed(f"{self._how()} (its stdout still open)")
-            if self._stdout_abandoned():  # under bubblewrap no EOF comes: bwrap holds the pipe too
+            if self._stdout_abandoned():  # no EOF comes: bwrap (or unshare) holds the pipe too
                 return BotCrashed("end of output (stdout closed)")
         elif isinstance(err, BotCrashed):
             # stdout closes a moment before the exit is reported: say how it ended when it has
@@ -241,14 +243,14 @@ class BotProcess:
         return err
 
     def _stdout_abandoned(self) -> bool:
-        """True when nothing of the bot but bubblewrap's own processes holds its stdout pipe open."""
+        """True when nothing of the bot but the wrappers around it (bwrap, unshare) holds its stdout pipe open."""
         try:
             pipe = f"pipe:[{os.fstat(self._out).st_ino}]"
         except OSError:
             return False
         for pid in descendants(self.proc.pid):
             try:
-                if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "bwrap":
+                if os.path.basename(os.readlink(f"/proc/{pid}/exe")) in _HOLDERS:
                     continue
                 fds = os.listdir(f"/proc/{pid}/fd")
             except OSError:
