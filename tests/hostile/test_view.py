@@ -189,6 +189,10 @@ def test_an_interpreter_outside_the_view_is_named_and_plays_with_runtimes(tmp_pa
     assert f"its #! interpreter {shim} is not in the sandbox: add it to runtimes" in line
     played = invoke(*args, "--out", site / "b", "--runtime", site / "tools")
     assert played.exit_code == 0, played.output
+    refused = invoke("check-bot", folder, "--sandbox", "bwrap", "-n", "1")
+    assert refused.exit_code == 1 and re.search(r"FAIL\s+sandbox.*is not in the sandbox: add it to runtimes", refused.output)
+    checked = invoke("check-bot", folder, "--sandbox", "bwrap", "-n", "1", "--runtime", site / "tools")
+    assert checked.exit_code == 0, checked.output
     league = site / "league.toml"
     league.write_text('bots = "bots"\ngames = 2\nsandbox = "bwrap"\nruntimes = ["tools"]\n')
     ran = invoke("league", league, "--out", site / "lg", "--jobs", "1")
