@@ -324,3 +324,13 @@ def test_a_temp_folder_outside_tmp_is_a_link_into_the_one_tmpfs() -> None:
     ]
     assert argv[argv.index("/var/tmp/llama-b-1") - 2 : argv.index("/var/tmp/llama-b-1") + 1] == ["--symlink", "/tmp/llama-b-1", "/var/tmp/llama-b-1"]
     assert argv[argv.index("/dev/shm") - 2 : argv.index("/dev/shm") + 1] == ["--symlink", "../tmp", "/dev/shm"]
+
+
+@needs_bwrap
+def test_an_output_folder_inside_a_bots_folder_stays_hidden(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    out = site / "bots" / "nest" / "league-out"
+    folder = make_bot(site / "bots" / "nest", "nest", PEEK, toml=f'[env]\nPEEK_PATHS = "{out / "league.db"}"\n')
+    result = play("bwrap", [folder, random_bot(site)], out)
+    assert (out / "league.db").exists() and result.games == 2 and not result.faults, result.faults
+    assert not [line for line in log_lines(out, "nest") if line.startswith("SEEN")]
