@@ -286,11 +286,12 @@ def bwrap_argv(
     # (a bot folder or a runtime in /tmp/...); a hidden folder inside a shown one is covered
     for path in runtimes:
         argv += ["--ro-bind", path, path]
+    argv += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
+    # after the bot's folder too: an output folder inside it (--out bots/mine/out) is covered
     shown = [path for path in roots if os.path.isdir(path) and not os.path.islink(path)]
     for path in dict.fromkeys(hide):
         if path != folder and os.path.isdir(path) and any(Path(path).is_relative_to(root) for root in shown):
             argv += ["--tmpfs", path]
-    argv += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
     # the root and /dev are tmpfs that bubblewrap leaves writable: unbounded memory
     argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--clearenv"]
     values = dict(env or {})

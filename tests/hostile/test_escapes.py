@@ -181,7 +181,7 @@ def test_a_symlinked_program_out_of_its_folder_is_refused(mode: str, tmp_path: P
 
 @pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it")
 def test_check_bot_hides_what_match_and_league_hide(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An interpreter in site/bin shows all of site: check-bot covers its opponents and output."""
+    """A python3 in site/bin first on PATH (the view's PATH skips it): check-bot hides its opponents and output."""
     from harness.checkbot import Settings, check_bot
 
     site = _site(tmp_path)

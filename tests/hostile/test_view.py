@@ -190,6 +190,10 @@ def test_an_interpreter_outside_the_view_is_named_and_plays_with_runtimes(tmp_pa
     assert f"its #! interpreter {shim} is not in the sandbox: add it to runtimes" in line
     played = invoke(*args, "--out", site / "b", "--runtime", site / "tools")
     assert played.exit_code == 0, played.output
+    refused = invoke("check-bot", folder, "--sandbox", "bwrap", "-n", "1")
+    assert refused.exit_code == 1 and re.search(r"FAIL\s+sandbox.*is not in the sandbox: add it to runtimes", refused.output)
+    checked = invoke("check-bot", folder, "--sandbox", "bwrap", "-n", "1", "--runtime", site / "tools")
+    assert checked.exit_code == 0, checked.output
     league = site / "league.toml"
     league.write_text('bots = "bots"\ngames = 2\nsandbox = "bwrap"\nruntimes = ["tools"]\n')
     ran = invoke("league", league, "--out", site / "lg", "--jobs", "1")
@@ -321,3 +325,13 @@ def test_a_temp_folder_outside_tmp_is_a_link_into_the_one_tmpfs() -> None:
     ]
     assert argv[argv.index("/var/tmp/llama-b-1") - 2 : argv.index("/var/tmp/llama-b-1") + 1] == ["--symlink", "/tmp/llama-b-1", "/var/tmp/llama-b-1"]
     assert argv[argv.index("/dev/shm") - 2 : argv.index("/dev/shm") + 1] == ["--symlink", "../tmp", "/dev/shm"]
+
+
+@needs_bwrap
+def test_an_output_folder_inside_a_bots_folder_stays_hidden(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    out = site / "bots" / "nest" / "league-out"
+    folder = make_bot(site / "bots" / "nest", "nest", PEEK, toml=f'[env]\nPEEK_PATHS = "{out / "league.db"}"\n')
+    result = play("bwrap", [folder, random_bot(site)], out)
+    assert (out / "league.db").exists() and result.games == 2 and not result.faults, result.faults
+    assert not [line for line in log_lines(out, "nest") if line.startswith("SEEN")]
