@@ -49,7 +49,7 @@ def record(root: Path) -> str:
             if index in cheats:
                 env = {"CHEAT_GAME": str(cheats[index][0]), "CHEAT_TURN": str(cheats[index][1])}
             folder = helpers.copy_bot(
-                HERE / "recorder", out / "bots" / f"rec{index}", name=f"rec{index}", env=env
+                HERE / "recorder", root / f"bots{number}" / f"rec{index}", name=f"rec{index}", env=env
             )
             bots.append(load_bot(folder))
         settings = TableSettings("llama", game.parse_options(rules), Clock(10.0, 5.0), out / "logs")
