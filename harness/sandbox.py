@@ -64,7 +64,9 @@ class Limited:
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, _ = _limits_prefix(spec, dict(self.limits), self.prlimit)
-        return [*prefix, *env_argv(bot_environment(spec, tmp))]
+        # the program that follows: the bot's, or its build's (a build is wrapped by this too)
+        programs = [resolve_program(spec.folder, words[0]) for words in (spec.command, spec.build) if words]
+        return [*prefix, *env_argv(bot_environment(spec, tmp), programs)]
 
 
 # -- bubblewrap ------------------------------------------------------------------------
