@@ -102,8 +102,8 @@ def write_viewer(replay: Path, out: Path, seat: int | None = None) -> Path:
 def save_viewer(records: Sequence[Record], out: Path, *, seat: int | None = None, source: str = "") -> Path:
     """Write the viewer page for ``records`` to ``out`` (atomically, via ``out.part``).
 
-    Raises HarnessError if the records have no header or no such seat, OSError if
-    ``out`` cannot be written.
+    Raises HarnessError if the records have no header or no such seat or ``out`` is a
+    FIFO or a device (refused, never replaced), OSError if ``out`` cannot be written.
     """
     try:
         page = render_viewer(records, seat=seat, source=source)
