@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import cgroups, seccomp
-from harness.bots.manifest import BotSpec
+from harness.bots.manifest import BotSpec, resolve_program
 from harness.bots.process import KILL_CHILD, Prefix, bot_environment, env_argv, harness_environment
 from harness.errors import HarnessError
 from harness.limits import MIB, TRUST_BOTS_ENV, check_limits, merge_limits, prlimit_args
@@ -84,7 +84,9 @@ class Limited:
 
     def __call__(self, spec: BotSpec, tmp: Path) -> list[str]:
         prefix, _ = _limits_prefix(spec, dict(self.limits), self.prlimit)
-        return [*prefix, *self.namespace, *env_argv(bot_environment(spec, tmp))]
+        # the program that follows: the bot's, or its build's (a build is wrapped by this too)
+        programs = [resolve_program(spec.folder, words[0]) for words in (spec.command, spec.build) if words]
+        return [*prefix, *self.namespace, *env_argv(bot_environment(spec, tmp), programs)]
 
 
 @functools.lru_cache(maxsize=2)

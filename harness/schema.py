@@ -57,12 +57,16 @@ def render(schema: dict[str, Any]) -> str:
 
 
 def write(folder: Path) -> list[Path]:
+    """Write every schema file into ``folder``; raise HarnessError for a non-regular file in the way."""
+    from harness.files import check_output, write_output
+
+    for name in schemas():  # all checked before any is written
+        check_output(folder / name)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, schema in schemas().items():
         path = folder / name
-        path.write_text(render(schema), encoding="utf-8")
-        written.append(path)
+        written.append(write_output(path, render(schema)))
     return written
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import shlex
 import shutil
-import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +13,11 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from harness.bots.argsize import check_arg_size
 from harness.bots.snapshot import digest_of, scan
 from harness.errors import HarnessError, one_line
+from harness.files import open_regular as open_regular  # re-exported: they lived here first
+from harness.files import read_regular as read_regular
 from harness.limits import check_limits
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
@@ -103,26 +104,6 @@ class BotSpec:
 MANIFEST_CAP = 1 << 20  # bytes: a bot.toml is a few lines
 
 
-def open_regular(path: Path | str, follow: bool = True) -> int:
-    """Open ``path`` for reading only if it is a regular file: never blocks (a FIFO), never reads a device.
-
-    ``follow=False``: not through a last symlink either. Raises OSError (``EINVAL`` for
-    anything but a regular file).
-    """
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
-    fd = os.open(path, flags)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return fd
-
-
-def read_regular(path: Path | str, cap: int) -> bytes:
-    """The first ``cap`` bytes of a regular file (see :func:`open_regular`)."""
-    with os.fdopen(open_regular(path), "rb") as fh:
-        return fh.read(cap)
-
-
 def folder_digest(folder: Path, who: str | None = None) -> str:
     """The snapshot digest of ``folder`` (see harness.bots.snapshot): every entry, nothing followed.
 
@@ -166,6 +147,7 @@ def load_bot(folder: str | Path) -> BotSpec:
             raise HarnessError(f"{manifest_path}: games: unknown game {game!r} (known: {known})")
     command = _argv(manifest.command)
     build = _argv(manifest.build) if manifest.build is not None else None
+    check_arg_size(f"bot {manifest.name!r}: {manifest_path}", command, build, manifest.env)
     folder = folder.resolve()
     if build is None:
         check_command(manifest_path, folder, command[0])

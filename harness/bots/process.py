@@ -59,10 +59,24 @@ def harness_environment() -> dict[str, str]:
     }
 
 
-def env_argv(env: dict[str, str]) -> list[str]:
-    """``env -i K=V …``, the last wrapper: the bot's environment starts at the bot's own program."""
+# `sh -c 'exec "$0" "$@"' PROGRAM ARGS...`: runs PROGRAM as given, whatever its name holds
+_EXEC_AS_GIVEN = ("/bin/sh", "-c", 'exec "$0" "$@"')
+
+
+def env_argv(env: dict[str, str], programs: Sequence[str] = ()) -> list[str]:
+    """``env -i K=V …``, the last wrapper: the bot's environment starts at the bot's own program.
+
+    GNU env takes every word holding ``=`` before the command for an assignment (``--``
+    included: it would be the command), so a program path such as ``/bots/x=y/bot``
+    would be set as a variable and the next argument run instead. When one of
+    ``programs`` (the resolved paths that may follow) holds ``=``, a shell that only
+    ``exec``s its arguments comes between: env runs it, it runs the program as given.
+    """
     program = shutil.which("env", path="/usr/bin:/bin") or "/usr/bin/env"
-    return [program, "-i", *(f"{key}={value}" for key, value in env.items())]
+    argv = [program, "-i", *(f"{key}={value}" for key, value in env.items())]
+    if any("=" in path for path in programs):
+        argv += _EXEC_AS_GIVEN
+    return argv
 
 
 class Prefix(list[str]):

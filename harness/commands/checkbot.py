@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from harness.commands.common import friendly, known_game, runtime_option, trust_bots_option
+from harness.commands.common import FiniteFloat, friendly, known_game, runtime_option, trust_bots_option
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.limits import MAX_SECONDS
 from harness.terminal import printable
@@ -34,14 +34,14 @@ from harness.terminal import printable
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option(
     "--move-time",
-    type=click.FloatRange(min=0.001, max=MAX_SECONDS),
+    type=FiniteFloat(min=0.001, max=MAX_SECONDS),
     default=1.0,
     show_default=True,
     help="Seconds the bot has for each move.",
 )
 @click.option(
     "--startup-time",
-    type=click.FloatRange(min=0.001, max=MAX_SECONDS),
+    type=FiniteFloat(min=0.001, max=MAX_SECONDS),
     default=10.0,
     show_default=True,
     help="Seconds the bot has to start and answer hello.",

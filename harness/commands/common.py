@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 import typing
@@ -47,6 +48,20 @@ def friendly(func: F) -> F:
             fail(f"{err.filename or ''}: {err.strerror or err}".lstrip(": "))
 
     return wrapper  # type: ignore[return-value]
+
+
+class FiniteFloat(click.FloatRange):
+    """A float option that refuses ``nan`` and the infinities when the command line is parsed.
+
+    ``click.FloatRange`` lets ``nan`` through (every comparison with it is false): a NaN
+    clock would start a match and fail in it. Every float option of every command uses this.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return super().convert(number, param, ctx)
 
 
 def known_game(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -97,13 +112,13 @@ def rules_options(func: F) -> F:
     decorators += [
         click.option(
             "--move-time",
-            type=click.FloatRange(min=0.001, max=MAX_SECONDS),
+            type=FiniteFloat(min=0.001, max=MAX_SECONDS),
             default=None,
             help="Seconds a bot has for each move (wall clock) [default: 1].",
         ),
         click.option(
             "--startup-time",
-            type=click.FloatRange(min=0.001, max=MAX_SECONDS),
+            type=FiniteFloat(min=0.001, max=MAX_SECONDS),
             default=None,
             help="Seconds a bot has to start and answer hello [default: 10].",
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -9,7 +10,14 @@ from typing import Any
 
 import click
 
-from harness.commands.common import collect_rules, friendly, rules_options, runtime_option, trust_bots_option
+from harness.commands.common import (
+    FiniteFloat,
+    collect_rules,
+    friendly,
+    rules_options,
+    runtime_option,
+    trust_bots_option,
+)
 from harness.errors import HarnessError
 from harness.league.config import MAX_GAMES
 
@@ -23,7 +31,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
         number = float(rating)
     except ValueError:
         number = float("nan")
-    if not (sep and name) or number != number:
+    if not (sep and name) or not math.isfinite(number):
         raise HarnessError(f"--anchor {value!r}: expected BOT=RATING, e.g. random=1000")
     return name, number
 
@@ -121,7 +129,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
 )
 @click.option(
     "--confidence",
-    type=click.FloatRange(0.5, 0.999),
+    type=FiniteFloat(0.5, 0.999),
     default=0.95,
     show_default=True,
     help="--until-decided: chance that every decided pair is in the right order.",

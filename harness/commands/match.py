@@ -16,7 +16,7 @@ from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.seeds import is_secret, seed_warning
-from harness.terminal import printable
+from harness.terminal import inline
 
 
 class _Seed(click.ParamType):  # type: ignore[type-arg]  # generic only in newer click
@@ -183,7 +183,7 @@ def show_match(folder: Path, elapsed: float, folders: dict[str, Path]) -> None:
     for fault in faults[:20]:
         command = replay_command(fault["replay"], fault["seat"], folders[fault["bot"]]) if fault["bot"] in folders else None
         click.echo(
-            printable(  # the detail quotes the bot
+            inline(  # the detail quotes the bot: one line, whatever it holds
                 f"fault: game {fault['game']}: {fault['bot']} (seat {fault['seat']}) "
                 f"{fault['kind']}: {fault['detail']} · log {fault['log']}"
                 + (f" · replay that turn: {command}" if command else "")

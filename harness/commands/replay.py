@@ -12,7 +12,7 @@ import click
 
 from harness.commands.common import friendly, runtime_option, trust_bots_option
 from harness.errors import HarnessError
-from harness.terminal import printable
+from harness.terminal import inline, printable
 
 if TYPE_CHECKING:
     from harness.replay.records import Record
@@ -125,7 +125,7 @@ def _verify_many(files: tuple[str, ...], jobs: int | None) -> None:
     for verdict in verify_many(paths, jobs):
         if verdict.problem is not None:
             bad += 1
-            click.echo(printable(verdict.line()), err=True)
+            click.echo(inline(verdict.line()), err=True)
     click.echo(f"{len(paths)} replays: {len(paths) - bad} ok, {bad} bad")
     if bad:
         sys.exit(1)
@@ -138,16 +138,18 @@ def _verify_one(file: Path) -> None:
     records = read_replay(file)
     problem = check(records)
     if problem is not None:
-        click.echo(printable(f"{file}: {problem}"), err=True)
+        click.echo(inline(f"{file}: {problem}"), err=True)
         sys.exit(1)
     click.echo(f"{file}: ok ({len(records)} records)")
 
 
 def _html(file: Path, html_out: Path, seat: int | None) -> None:
+    from harness.files import check_output
     from harness.html.viewer import save_viewer
     from harness.replay.io import read_replay
     from harness.replay.verify import verify as check
 
+    check_output(html_out)  # before reading: a FIFO or a device is refused, never replaced
     records = read_replay(file)
     problem = check(records)
     if problem is not None:  # the viewer replays the cards: it needs a sound file
@@ -200,7 +202,9 @@ def _reproduce(
         sys.stdout.buffer.write(given.jsonl())
         sys.stdout.flush()
     elif dump is not None:
-        dump.write_bytes(given.jsonl())
+        from harness.files import write_output
+
+        write_output(dump, given.jsonl())
         click.echo(
             f"wrote {dump}: {len(given.messages)} messages, the input of seat {seat} up to decision {decision}"
         )
@@ -211,11 +215,11 @@ def _reproduce(
     from harness.replay.reproduce import summary, verdict
     from harness.sandbox import resolve_sandbox
 
-    for line in summary(file, given):
-        click.echo(printable(line))
+    for line in summary(file, given):  # each one line: a bot's string in it cannot start another
+        click.echo(inline(line))
     answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox, None, [os.path.abspath(p) for p in runtimes]), hide=[file.resolve().parent])
     for line in verdict(given, answer):
-        click.echo(printable(line))
+        click.echo(inline(line))
     if answer.fault is not None:
         sys.exit(1)
 

@@ -13,11 +13,39 @@ from typing import Any, TypeVar
 
 import click
 
-from harness.commands.common import collect_rules
+from harness.commands.common import FiniteFloat, collect_rules
 from harness.errors import HarnessError
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_MAX_GAMES = 20_000
+MAX_ELO = 1000.0  # |ELO0|, |ELO1| at most: beyond it a deal group's expected score is 0 or 1 to 3 digits
+RATE = FiniteFloat(min=0.0, max=0.5, min_open=True, max_open=True)
+
+
+def _elo_pair(text: str) -> tuple[float, float]:
+    """``ELO0,ELO1`` as two finite numbers, ELO0 < ELO1, both within ±MAX_ELO; ValueError saying what is wrong."""
+    parts = text.split(",")
+    try:
+        elo0, elo1 = (float(part) for part in parts)
+    except ValueError:
+        raise ValueError(f"{text!r}: expected ELO0,ELO1, e.g. 0,10") from None
+    if not (math.isfinite(elo0) and math.isfinite(elo1)):
+        raise ValueError(f"{text!r}: ELO0 and ELO1 must be finite numbers")
+    if not elo0 < elo1:
+        raise ValueError(f"{text!r}: needs ELO0 < ELO1")
+    if max(abs(elo0), abs(elo1)) > MAX_ELO:
+        raise ValueError(f"{text!r}: ELO0 and ELO1 must be within ±{MAX_ELO:g} Elo")
+    return elo0, elo1
+
+
+def _check_sprt(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Check --sprt when the command line is parsed, before any folder is touched."""
+    if value is not None:
+        try:
+            _elo_pair(value)
+        except ValueError as err:
+            raise click.BadParameter(str(err)) from None
+    return value
 
 
 def sprt_options(func: F) -> F:
@@ -27,11 +55,12 @@ def sprt_options(func: F) -> F:
             "--sprt",
             metavar="ELO0,ELO1",
             default=None,
+            callback=_check_sprt,
             help="Sequential test: play deal groups until the first bot is shown stronger than the "
             "second by ELO1 (H1) or by ELO0 at most (H0), or --games is reached.",
         ),
-        click.option("--alpha", type=float, default=0.05, show_default=True, help="--sprt: false H1 rate."),
-        click.option("--beta", type=float, default=0.05, show_default=True, help="--sprt: false H0 rate."),
+        click.option("--alpha", type=RATE, default=0.05, show_default=True, help="--sprt: false H1 rate."),
+        click.option("--beta", type=RATE, default=0.05, show_default=True, help="--sprt: false H0 rate."),
         click.option(
             "--jobs", "-j", type=click.IntRange(min=1), default=None, help="Games played at once [default: the number of cores]."
         ),
@@ -44,11 +73,10 @@ def sprt_options(func: F) -> F:
 def _bounds(text: str, alpha: float, beta: float) -> Any:
     from harness.ratings.sprt import Bounds
 
-    parts = text.split(",")
     try:
-        elo0, elo1 = (float(part) for part in parts)
-    except ValueError:
-        raise HarnessError(f"--sprt {text!r}: expected ELO0,ELO1, e.g. 0,10") from None
+        elo0, elo1 = _elo_pair(text)
+    except ValueError as err:
+        raise HarnessError(f"--sprt {err}") from None
     try:
         return Bounds(elo0, elo1, alpha, beta)
     except ValueError as err:
@@ -181,5 +209,7 @@ def sprt_match(
         "sprt": summary,
         "league": "league.db",
     }
-    (out / "summary.json").write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    from harness.files import write_output
+
+    write_output(out / "summary.json", json.dumps(data, indent=2, allow_nan=False) + "\n")
     click.echo(f"summary: {out / 'summary.json'} · ratings: llama-harness ratings {out}")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.html.charts import Bar, colour, error_bars, heat, line_chart
 from harness.html.page import asset, shell
+from harness.terminal import inline
 
 
 def _num(value: Any, digits: int = 0, missing: str = "n/a") -> str:
@@ -241,7 +241,7 @@ def faults_table(faults: Sequence[Mapping[str, Any]], links: Sequence[str | None
     rows = []
     for i, fault in enumerate(faults):
         href = links[i] if i < len(links) else None
-        detail = str(fault.get("detail", ""))
+        detail = inline(str(fault.get("detail", "")))  # a bot's text: one line, its controls shown
         short = detail if len(detail) <= 160 else detail[:157] + "..."
         link = (
             f'<a href="{html.escape(href)}" data-testid="fault-link">watch</a>'
@@ -250,7 +250,8 @@ def faults_table(faults: Sequence[Mapping[str, Any]], links: Sequence[str | None
         )
         rows.append(
             f'<tr data-testid="fault"><td class="num">{html.escape(str(fault.get("game", "")))}</td>'
-            f'<td>{html.escape(str(fault.get("bot", "")))}</td><td class="kind">{html.escape(str(fault.get("kind", "")))}</td>'
+            f'<td>{html.escape(inline(str(fault.get("bot", ""))))}</td>'
+            f'<td class="kind">{html.escape(inline(str(fault.get("kind", ""))))}</td>'
             f'<td class="detail" title="{html.escape(detail)}">{html.escape(short)}</td><td>{link}</td></tr>'
         )
     return (
@@ -382,20 +383,21 @@ def write_report(league_dir: Path, out: Path | None = None) -> Path:
     """Write the report of the league in ``league_dir`` to ``out`` (default: league_dir/report.html).
 
     The viewer pages of faulted games go to ``<out stem>_files/`` beside it. Raises
-    HarnessError if the league cannot be read, OSError if a file cannot be written.
+    HarnessError if the league cannot be read or ``out`` is a FIFO or a device (refused,
+    never replaced), OSError if a file cannot be written.
     """
     try:
         from harness.league.standings import report_data
     except ImportError as err:
         raise HarnessError(f"cannot read leagues in this build: {err}") from None
+    from harness.files import check_output, write_output
+
     out = out if out is not None else league_dir / "report.html"
+    check_output(out)  # before any work: a FIFO or a device is refused, never replaced
     data = report_data(league_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     links = viewer_pages(league_dir, data.get("faults") or [], out.parent / f"{out.stem}_files")
     game = REGISTRY.get(str((data.get("config") or {}).get("game", DEFAULT_GAME)))
     title = game.title if game is not None else "League"
     page = render_report(data, fault_links=links, title=f"{title} league report · {league_dir.name}")
-    part = out.with_name(out.name + ".part")
-    part.write_text(page, encoding="utf-8")
-    os.replace(part, out)
-    return out
+    return write_output(out, page)

@@ -8,7 +8,6 @@ and the shell ``viewer.js`` (controls, log, views, address).
 from __future__ import annotations
 
 import html
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from harness.games import REGISTRY
 from harness.html.page import asset, embed_json, inline_script, shell
 from harness.replay.io import read_replay
 from harness.replay.records import Record
+from harness.terminal import inline
 
 _BODY = """\
 <header class="top">
@@ -68,7 +68,7 @@ def render_viewer(records: Sequence[Record], *, seat: int | None = None, source:
     game = REGISTRY[header.game]
     if seat is not None and not 0 <= seat < len(header.players):
         raise ValueError(f"seat {seat!r}: the game has seats 0-{len(header.players) - 1}")
-    names = ", ".join(f"{p.name} {p.version}" for p in header.players)
+    names = ", ".join(f"{inline(p.name)} {inline(p.version)}" for p in header.players)  # bots' strings
     title = f"{game.title} · game {header.match} · " + " vs ".join(p.name for p in header.players)
     rules = " · ".join(f"{key.replace('_', ' ')} {_short(value)}" for key, value in header.options.model_dump().items())
     meta = f"seed {header.seed} · {rules} · {names}"
@@ -102,15 +102,14 @@ def write_viewer(replay: Path, out: Path, seat: int | None = None) -> Path:
 def save_viewer(records: Sequence[Record], out: Path, *, seat: int | None = None, source: str = "") -> Path:
     """Write the viewer page for ``records`` to ``out`` (atomically, via ``out.part``).
 
-    Raises HarnessError if the records have no header or no such seat, OSError if
-    ``out`` cannot be written.
+    Raises HarnessError if the records have no header or no such seat or ``out`` is a
+    FIFO or a device (refused, never replaced), OSError if ``out`` cannot be written.
     """
     try:
         page = render_viewer(records, seat=seat, source=source)
     except ValueError as err:
         raise HarnessError(f"{source or 'replay'}: {err}") from None
+    from harness.files import write_output
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    part = out.with_name(out.name + ".part")
-    part.write_text(page, encoding="utf-8")
-    os.replace(part, out)
-    return out
+    return write_output(out, page)

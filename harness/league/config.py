@@ -139,8 +139,10 @@ class LeagueConfig:
 
 def read_league_file(path: Path) -> tuple[LeagueFile, Path]:
     """Parse a league file; raise HarnessError ``<file>: <field>: <problem>``."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    from harness.files import read_capped
+
+    try:  # a regular file only, up to 1 MiB: a FIFO would block, a device never end
+        raw = tomllib.loads(read_capped(path, 1 << 20, "a league file").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise HarnessError(f"{path}: not valid TOML: {err}") from None
     try:

@@ -110,6 +110,8 @@ def read_results(path: Path, names: list[str]) -> tuple[Results, SeatSums]:
         last = db.execute("SELECT max(game_id) FROM results").fetchone()[0] or 0
     finally:
         db.close()
+    if not isinstance(last, int):  # a damaged database: a game id that is not a number
+        raise ValueError(f"results.game_id holds {last!r}, not a game number")
     queries = _Queries(names)
     ranges = [(low, low + READ_GAMES - 1) for low in range(0, last + 1, READ_GAMES)]
     shares = [ranges[i::READERS] for i in range(READERS)]

@@ -222,6 +222,10 @@ class Store:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def damaged(self, why: str) -> HarnessError:
+        """The one-line error for this database when its tables disagree (``why``)."""
+        return _damaged(self.path, sqlite3.DatabaseError(why))
+
     def _query(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         try:
             return self.db.execute(sql, args).fetchall()
@@ -399,7 +403,10 @@ class Store:
     def scheduled_games(self) -> list[ScheduledGame]:
         """Every game scheduled so far, finished or not, in game order."""
         rows = self._query("SELECT game_id, seating, seed, cluster FROM games ORDER BY game_id")
-        return [ScheduledGame(game_id, tuple(json.loads(seating)), seed, cluster) for game_id, seating, seed, cluster in rows]
+        try:
+            return [ScheduledGame(game_id, tuple(json.loads(seating)), seed, cluster) for game_id, seating, seed, cluster in rows]
+        except (TypeError, ValueError) as err:  # a seating that is not a JSON list of names
+            raise self.damaged(f"games.seating: {err}") from None
 
     def games_in(self, job_ids: Sequence[int]) -> int:
         """How many games the jobs ``job_ids`` hold."""
@@ -409,7 +416,9 @@ class Store:
     def last_ids(self) -> tuple[int, int]:
         """(the highest job id, the highest game id) scheduled so far; -1 and 0 when none."""
         job, game = self._query("SELECT (SELECT max(job_id) FROM jobs), (SELECT max(game_id) FROM games)")[0]
-        return (-1 if job is None else int(job)), int(game or 0)
+        if not (job is None or isinstance(job, int)) or not (game is None or isinstance(game, int)):
+            raise self.damaged(f"a job id {job!r} or game id {game!r} that is not a number")
+        return (-1 if job is None else job), game or 0
 
     def unfinished_with(self, names: set[str]) -> list[int]:
         """The unfinished jobs at which any of ``names`` sits."""

@@ -174,11 +174,36 @@ def _another_run(store: Store, identity: dict[str, object], digests: dict[str, s
 
 
 def _stored_groups(store: Store) -> list[list[ScheduledGame]]:
-    """The deal groups the store has scheduled, in group order, each its games in game order."""
+    """The deal groups the store has scheduled, in group order, each its games in game order.
+
+    Raises HarnessError (a damaged database) for a deal group that is not ``d<number>``.
+    """
     groups: dict[int, list[ScheduledGame]] = {}
     for game in store.scheduled_games():
-        groups.setdefault(int(game.cluster.removeprefix("d")), []).append(game)
+        number = str(game.cluster).removeprefix("d")
+        if not number.isdigit():
+            raise store.damaged(f"game {game.game_id}: deal group {game.cluster!r} is not d<number>")
+        groups.setdefault(int(number), []).append(game)
     return [groups[index] for index in sorted(groups)]
+
+
+def _recorded(store: Store, stored: Sequence[Sequence[ScheduledGame]]) -> list[Any]:
+    """The finished games, each checked against the table it was scheduled at.
+
+    Raises HarnessError (a damaged database) for a result of a game never scheduled,
+    or whose seats are not its table (extra or missing ``seats`` rows, another bot).
+    """
+    seating = {game.game_id: game.seating for games in stored for game in games}
+    rows = list(store.games())
+    for row in rows:
+        table = seating.get(row.game_id)
+        if table is None:
+            raise store.damaged(f"game {row.game_id} has a result but was never scheduled")
+        if tuple(row.players) != tuple(table):
+            raise store.damaged(
+                f"game {row.game_id}: the seats table holds {list(row.players)}, not its table {list(table)}"
+            )
+    return rows
 
 
 def _play(
@@ -200,7 +225,7 @@ def _play(
         for index, games in enumerate(stored):
             groups.add_group(index, games)
         controller.resume([games[0].seating for games in stored])
-        for done in groups.record(list(store.games())):
+        for done in groups.record(_recorded(store, stored)):
             controller.group_done(done)
         last_job, last_game = store.last_ids()
         counters = {"group": len(stored), "game": last_game, "job": last_job + 1}

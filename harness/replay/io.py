@@ -14,11 +14,15 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
 from harness.errors import HarnessError, one_line
+from harness.files import open_regular
 from harness.games import REGISTRY
 from harness.jsonlines import FAST, NEWLINE, slow_line
 from harness.replay.records import Record
 
 MAX_RECORD = 1 << 20  # bytes in one replay line, at most
+# bytes of a replay file, and of its text once decompressed: a real game is tens of KB,
+# a decompression bomb of valid records would otherwise fill the memory
+MAX_REPLAY = 64 << 20
 MAX_BLANK = 1000  # blank lines in one replay, at most (the referee writes none)
 _BUFFER = 1 << 15  # bytes of records held before they are written
 
@@ -129,10 +133,20 @@ class ReplayWriter:
         self.part.unlink(missing_ok=True)
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
+    """The replay file, opened only if it is a regular file of at most MAX_REPLAY bytes.
+
+    A FIFO would block the reader forever, a device (``/dev/zero``) never end. Raises
+    OSError, HarnessError for a file over the cap. Returns the file to read and the raw
+    file (the same for an uncompressed replay), both to close.
+    """
+    raw = os.fdopen(open_regular(path), "rb")
+    if os.fstat(raw.fileno()).st_size > MAX_REPLAY:
+        raw.close()
+        raise HarnessError(f"{path}: over {MAX_REPLAY >> 20} MiB: not a replay")
     if path.suffix == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+    return raw, raw
 
 
 def _records_of(path: Path, lineno: int, line: bytes) -> TypeAdapter[Any]:
@@ -154,16 +168,19 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
     """Yield (line number, record) from a replay; raise HarnessError naming the bad line."""
     path = Path(path)
     try:
-        fh = _open(path)
+        fh, raw = _open(path)
     except OSError as err:
         raise HarnessError(f"{path}: cannot open replay: {err.strerror}") from None
-    lineno = blank = 0
+    lineno = blank = size = 0
     adapter: TypeAdapter[Any] | None = None  # the records of the header's game
     try:
-        with fh:
+        with raw, fh:
             for lineno, line in enumerate(iter(lambda: fh.readline(MAX_RECORD + 1), b""), 1):
                 if len(line) > MAX_RECORD:  # not a replay (a record is a few hundred bytes)
                     raise HarnessError(f"{path}:{lineno}: a line longer than {MAX_RECORD} bytes")
+                size += len(line)
+                if size > MAX_REPLAY:  # a .gz that decompresses to more than any game writes
+                    raise HarnessError(f"{path}:{lineno}: over {MAX_REPLAY >> 20} MiB of records: not a replay")
                 if not line.strip():
                     blank += 1
                     if blank > MAX_BLANK:  # a decompression bomb of newlines, not a replay

@@ -13,6 +13,7 @@ from harness.games.llama.records import (
     RoundEndRecord,
     RoundStartRecord,
 )
+from harness.terminal import inline
 
 
 def card_name(card: int) -> str:
@@ -27,13 +28,13 @@ def render_text(records: Sequence[Any], seat: int | None = None) -> Iterator[str
     """Yield one text block per step; with ``seat`` only what that seat could see."""
     header = records[0]
     assert isinstance(header, Header)  # read_replay() guarantees it
-    names = [p.name for p in header.players]
+    names = [inline(p.name) for p in header.players]  # bots' strings: each stays on its line
     width = max(len(name) for name in names)
     who = "the whole table" if seat is None else f"seat {seat} ({names[seat]})"
     yield (
         f"{header.game} {header.variant} · game {header.match} · seed {header.seed} · as seen by {who}\n"
         + "  ".join(
-            f"{s}:{name} {p.version}" for s, (name, p) in enumerate(zip(names, header.players, strict=True))
+            f"{s}:{name} {inline(p.version)}" for s, (name, p) in enumerate(zip(names, header.players, strict=True))
         )
     )
     hands: list[list[int]] = []
@@ -69,7 +70,7 @@ def render_text(records: Sequence[Any], seat: int | None = None) -> Iterator[str
             shown = f"  hand {hand_text(hands[s])}" if seat in (None, s) else f"  {len(hands[s])} cards"
             yield f"  {s} {names[s]:<{width}} {what:<9}{extra}{timing}  | top {card_name(discard)} stock {stock}{shown}"
         elif isinstance(record, FaultRecord):
-            yield f"  !! FAULT seat {record.seat} ({names[record.seat]}): {record.kind}: {record.detail}"
+            yield f"  !! FAULT seat {record.seat} ({names[record.seat]}): {record.kind}: {inline(record.detail)}"
         elif isinstance(record, RoundEndRecord):
             yield f"── round {record.round} ends\n" + "\n".join(
                 f"   {names[s]}: {p} penalty{f', returns {r}' if r else ''} → {t}"

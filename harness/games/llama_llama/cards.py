@@ -206,14 +206,25 @@ def parse_card_set(raw: Mapping[str, Any], source: str = "card set") -> CardSet:
     return _build(model)
 
 
+MAX_CARD_SET = 1 << 20  # bytes: a card set is a few KiB of TOML
+
+
 def load_card_set(path: str | Path) -> CardSet:
     """Read and validate a card-set TOML file; raise CardSetError with one line naming the problem."""
+    from harness.files import read_regular
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file only, up to a cap: a FIFO would block, /dev/zero never end
+        data = read_regular(path, MAX_CARD_SET + 1)
     except FileNotFoundError:
         raise CardSetError(f"{path}: no such card-set file") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
+        raise CardSetError(f"{path}: cannot read the card set: {err.strerror or err}") from None
+    if len(data) > MAX_CARD_SET:
+        raise CardSetError(f"{path}: over {MAX_CARD_SET >> 10} KiB: not a card set")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
         raise CardSetError(f"{path}: cannot read the card set: {err}") from None
     try:
         raw = tomllib.loads(text)

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.games.llama_llama.cards import Card, parse_card_set
+from harness.terminal import inline
 
 
 def _plain(record: Any) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def render_text(records: Sequence[Any], seat: int | None = None) -> Iterator[str
     rows = [_plain(r) for r in records]
     header = rows[0]
     players = header["players"]
-    names = [p["name"] for p in players]
+    names = [inline(p["name"]) for p in players]  # strings from a file: each stays on its line
     n = len(names)
     card_set = parse_card_set(header["options"]["card_set"], "the replay header")
     show = _Names(card_set.cards, names)
@@ -106,7 +107,7 @@ def render_text(records: Sequence[Any], seat: int | None = None) -> Iterator[str
             totals = list(row["scores"])
             yield _round_end_text(row, show, seat)
         elif kind == "fault":
-            yield f"   !! FAULT {show.holder(row['seat'])}: {row['kind']}: {row['detail']}"
+            yield f"   !! FAULT {show.holder(row['seat'])}: {inline(row['kind'])}: {inline(row['detail'])}"
         elif kind == "game_end":
             yield _game_end_text(row, show)
 
