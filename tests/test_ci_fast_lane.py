@@ -5,13 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import _SLOW_CASES
-from helpers import REPO, scaled
+from helpers import REPO, SLOW_CASES, scaled
 
 
 def test_every_case_marked_slow_by_name_is_collected_as_slow() -> None:
     # a renamed test or parameter would silently fall back into the fast lane
-    files = sorted({case.split("::")[0] for case in _SLOW_CASES})
+    files = sorted({case.split("::")[0] for case in SLOW_CASES})
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "slow", *files],
         cwd=REPO,
@@ -22,4 +21,4 @@ def test_every_case_marked_slow_by_name_is_collected_as_slow() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     collected = set(done.stdout.split())
-    assert sorted(_SLOW_CASES - collected) == []
+    assert sorted(SLOW_CASES - collected) == []
