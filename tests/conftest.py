@@ -126,25 +126,15 @@ def play_fake() -> Callable[..., tuple[GameResult, list[FakePlayer], list[dict[s
 
 # -- the fast lane: parametrized cases too long for it -----------------------------------
 
-# One case of a parametrized test cannot take a one-line mark on the function; these
-# took 8-22 s each in a full run at load ~20 (their neighbours 1-6 s), and the same
-# misbehaviour stays in the fast lane through another test (test_hostile.py's fork bomb
-# and hang, check-bot's no_flush).
-_SLOW_CASES = frozenset(
-    {
-        "tests/test_checkbot.py::test_hostile_bot_fails_with_a_reason[fork_bomb]",
-        "tests/test_checkbot.py::test_hostile_bot_fails_with_a_reason[hang]",
-        "tests/hostile/test_hostile.py::test_hostile_bot[no_flush-bwrap]",
-        "tests/hostile/test_hostile.py::test_hostile_bot[no_flush-none]",
-        "tests/test_bot_authors.py::test_check_bot_names_the_mistake[slow_first_move]",
-    }
-)
+# (listed in helpers.SLOW_CASES: a test imports them, and `conftest` names several modules)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark :data:`_SLOW_CASES` ``slow`` (``-m "not slow"`` leaves them out)."""
+    """Mark :data:`helpers.SLOW_CASES` ``slow`` (``-m "not slow"`` leaves them out)."""
+    from helpers import SLOW_CASES
+
     for item in items:
-        if item.nodeid in _SLOW_CASES:
+        if item.nodeid in SLOW_CASES:
             item.add_marker(pytest.mark.slow)
 
 
