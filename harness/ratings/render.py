@@ -80,8 +80,8 @@ def fit_notes(fit: EloFit, sequential: bool = False) -> list[str]:
         spread = "±95%: not available with fewer than two clusters (deal groups)"
     out = [
         spread,
-        f"prior: {fit.prior:g} virtual draw{'s' if fit.prior != 1 else ''} per bot, split over the opponents it met,"
-        " keep every rating finite",
+        f"prior: {fit.prior:g} virtual draw{'s' if fit.prior != 1 else ''} per bot (split over the opponents it met)"
+        " keeps every rating finite",
     ]
     for bot in fit.bots:
         if bot.edge == "never won":

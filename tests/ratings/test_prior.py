@@ -63,7 +63,7 @@ def test_prior_draws_are_reported() -> None:
     fit = fit_elo(_round_robin(["a", "b", "c", "d"], 4))
     assert fit.prior == PRIOR_DRAWS == 1.0
     assert json.loads(render_json(fit))["prior_draws"] == 1.0
-    assert "prior: 1 virtual draw per bot, split over the opponents it met" in render_table(fit)
+    assert "prior: 1 virtual draw per bot (split over the opponents it met) keeps" in render_table(fit)
 
 
 def _heads_up(wins_of_a: list[int], groups: int) -> list[GameResult]:
