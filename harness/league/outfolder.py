@@ -20,7 +20,7 @@ def check_out(out: Path, bots: Iterable[BotSpec]) -> None:
     """Raise HarnessError, naming both folders, if ``out`` and a bot's folder nest (resolved paths)."""
     where = out.resolve()
     for bot in bots:
-        folder = Path(bot.folder).resolve()
+        folder = Path(bot.origin).resolve()  # the organiser's folder, not its snapshot (which lives in --out)
         if where.is_relative_to(folder):
             raise HarnessError(
                 f"--out {out}: inside the folder of bot {bot.name!r} ({folder}), which the bot can read "
