@@ -43,7 +43,7 @@ def snoop() -> list[str]:
                         found.append(f"{target} ({len(fh.read(1 << 20))} bytes via /proc/{pid}/fd/{fd})")
                 except OSError:
                     found.append(f"{target} (named, unreadable)")
-    own = os.path.realpath(os.getcwd())  # its own folder (a snapshot inside the league folder) is no find
+    own = os.path.realpath(os.getcwd())  # its own snapshot (inside the output folder) is its own to read
     for root in filter(None, os.environ.get("SNOOP_PATHS", "").split(os.pathsep)):
         for folder, _, files in os.walk(root):
             if os.path.realpath(folder) == own or os.path.realpath(folder).startswith(own + os.sep):
