@@ -19,7 +19,8 @@ from harness.errors import HarnessError
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_MAX_GAMES = 20_000
 MAX_ELO = 1000.0  # |ELO0|, |ELO1| at most: beyond it a deal group's expected score is 0 or 1 to 3 digits
-RATE = FiniteFloat(min=0.0, max=0.5, min_open=True, max_open=True)
+# nan and inf refused when parsed; (0, 0.5) checked with --sprt, as one line (harness.ratings.sprt.Bounds)
+RATE = FiniteFloat()
 
 
 def _elo_pair(text: str) -> tuple[float, float]:
@@ -38,15 +39,6 @@ def _elo_pair(text: str) -> tuple[float, float]:
     return elo0, elo1
 
 
-def _check_sprt(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """Check --sprt when the command line is parsed, before any folder is touched."""
-    if value is not None:
-        try:
-            _elo_pair(value)
-        except ValueError as err:
-            raise click.BadParameter(str(err)) from None
-    return value
-
 
 def sprt_options(func: F) -> F:
     """--sprt, --alpha, --beta and --jobs of the match command."""
@@ -55,7 +47,6 @@ def sprt_options(func: F) -> F:
             "--sprt",
             metavar="ELO0,ELO1",
             default=None,
-            callback=_check_sprt,
             help="Sequential test: play deal groups until the first bot is shown stronger than the "
             "second by ELO1 (H1) or by ELO0 at most (H0), or --games is reached.",
         ),
@@ -71,6 +62,7 @@ def sprt_options(func: F) -> F:
 
 
 def _bounds(text: str, alpha: float, beta: float) -> Any:
+    """The test's bounds; raise HarnessError (one line) for senseless ones. Checked before any folder is touched."""
     from harness.ratings.sprt import Bounds
 
     try:

@@ -49,20 +49,34 @@ def _usage_error(result: Result, option: str) -> None:
         (["--move-time", "nan"], "--move-time"),
         (["--startup-time", "nan"], "--startup-time"),
         (["--move-time", "inf"], "--move-time"),
-        (["--sprt", "0,1e308"], "--sprt"),
-        (["--sprt", "nan,10"], "--sprt"),
-        (["--sprt", "-inf,10"], "--sprt"),
-        (["--sprt", "10,0"], "--sprt"),
         (["--sprt", "0,10", "--alpha", "nan"], "--alpha"),
-        (["--sprt", "0,10", "--beta", "0.5"], "--beta"),
-        (["--sprt", "0,10", "--alpha", "0"], "--alpha"),
+        (["--sprt", "0,10", "--beta", "inf"], "--beta"),
     ],
 )
-def test_a_non_finite_or_senseless_number_is_refused_before_the_match_folder(
+def test_a_non_finite_number_is_refused_when_parsed_before_the_match_folder(
     tmp_path: Path, args: list[str], option: str
 ) -> None:
     a, b = random_bot(tmp_path, "a"), random_bot(tmp_path, "b")
     _usage_error(invoke("match", a, b, "--out", tmp_path / "o", *args), option)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--sprt", "0,1e308"], "within ±1000 Elo"),
+        (["--sprt", "nan,10"], "must be finite"),
+        (["--sprt", "-inf,10"], "must be finite"),
+        (["--sprt", "10,0"], "ELO0 < ELO1"),
+        (["--sprt", "0,10", "--beta", "0.5"], "--beta must be in (0, 0.5)"),
+        (["--sprt", "0,10", "--alpha", "0"], "--alpha must be in (0, 0.5)"),
+    ],
+)
+def test_senseless_sprt_bounds_are_one_line_before_the_match_folder(
+    tmp_path: Path, args: list[str], needle: str
+) -> None:
+    a, b = random_bot(tmp_path, "a"), random_bot(tmp_path, "b")
+    one_error(invoke("match", a, b, "--out", tmp_path / "o", *args), needle)
     assert not (tmp_path / "o").exists()
 
 
