@@ -132,7 +132,7 @@ def test_check_bot_prints_the_command_that_replays_the_faulty_turn(tmp_path: Pat
 @pytest.mark.slow
 def test_a_jvm_bot_with_the_documented_flags_passes_check_bot(tmp_path: Path) -> None:
     # docs/protocol.md, Runtimes: with these flags the JVM builds, starts and plays under
-    # the default limits, a memory cgroup or (without one) a 2 GiB address space
+    # the default limits, a memory cgroup or (without one) 2 GiB of private memory per process
     folder = shutil.copytree(TEST_BOTS / "java_bot", tmp_path / "java_bot")
     with time_limit(180):
         result = invoke("check-bot", folder, "-n", "1", "--opponent", SAMPLE_RANDOM)

@@ -364,11 +364,16 @@ class BotProcess:
         # not reaped yet: until wait() below, the bot's pid (and group id) cannot be
         # reused by an unrelated process that kill_tree would then hit
         _LIVE.discard(self.proc.pid)
+        # the init of the bot's PID namespace first: still unshare's child, never reaped (and
+        # its pid never reused) before unshare is dead; then the rest, then its namespace's end
         inits = children_of(self.proc.pid) if KILL_CHILD in self._wrapper else []
+        for pid in inits:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         kill_tree(self.proc.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
-        _end_namespaces(inits)
+        _namespaces_ended(inits)
         cgroups.release(self._wrapper)  # and whatever of it is left, then its cgroups
         with contextlib.suppress(OSError):
             self.stderr_tail()
@@ -403,16 +408,13 @@ def folder_usage(folder: Path, most: int = 1 << 62) -> tuple[int, int]:
     return total, count
 
 
-def _end_namespaces(inits: list[int], timeout: float = 5.0) -> None:
-    """Kill each PID namespace's init and wait until it is gone: the kernel has then killed all in it.
+def _namespaces_ended(inits: list[int], timeout: float = 5.0) -> None:
+    """Wait until each killed PID namespace init is gone: the kernel has then killed all in it.
 
     The init (the bot, child of ``unshare``) may have left the bot's group and session;
-    once killed, it exits only after every process of its namespace is dead.
+    killed, it exits only once every process of its namespace is dead.
     """
     end = time.monotonic() + timeout
-    for pid in inits:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
     for pid in inits:
         while pid_alive(pid) and time.monotonic() < end:
             time.sleep(0.005)

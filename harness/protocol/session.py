@@ -315,36 +315,29 @@ class BotSession:
         grace = min(max(limit, _MIN_GRACE), _MAX_GRACE)
         sample = getattr(self.transport, "cpu_sample", None)
         before = sample() if sample is not None and clock != "start-up" else None  # start-up: its whole life
+        note = getattr(self.transport, "busy_note", None)
         try:
             self.transport.readline(deadline + grace)
         except BotCrashed as err:
             ended = self._crashed(BotFault(err.detail))
             return BotTimeout(f"no reply within the {limit:.2f} s {clock} limit, then {ended.detail}")
         except BotFault:
-            hint = self._busy(before)
-            if hint is None:
-                hint = "write one line per reply and flush stdout after it"
-                if first:
-                    hint += "; if it starts slowly, warm up before the hello reply"
+            hint = "write one line per reply and flush stdout after it"
+            if first:
+                hint += "; if it starts slowly, warm up before the hello reply"
+            hint = (note and note(before)) or hint
             return BotTimeout(
                 f"no reply within the {limit:.2f} s {clock} limit, nor {grace:.2f} s later: {hint}"
             )
         took = time.monotonic() - start
-        hint = self._busy(before)
-        if hint is not None:
-            pass
-        elif clock == "start-up":
+        if clock == "start-up":
             hint = "warm up before the hello reply, but within the start-up limit (--startup-time)"
         elif first:
             hint = "warm up (load, compile, JIT) before the hello reply, not at the first turn"
         else:
             hint = "the limit is wall clock on a shared machine: leave a wide margin"
+        hint = (note and note(before)) or hint
         return BotTimeout(f"{what} came after {took:.2f} s, over the {limit:.2f} s {clock} limit: {hint}")
-
-    def _busy(self, before: Any) -> str | None:
-        """The transport's word on a starved bot (see harness.bots.conditions), if it has one."""
-        note = getattr(self.transport, "busy_note", None)
-        return None if note is None else note(before)
 
     def _unread(self, err: BotFault) -> BotFault:
         """A message the bot did not take in time: its input pipe stayed full."""
