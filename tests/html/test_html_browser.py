@@ -132,6 +132,7 @@ def faulted(replays: list[Path]) -> Path:
     return next(p for p in replays if any(isinstance(r, FaultRecord) for r in read_replay(p)))
 
 
+@pytest.mark.slow
 def test_replay_page_matches_the_rules_engine(browser: Any, replays: list[Path], tmp_path: Path) -> None:
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select

@@ -17,8 +17,7 @@ def test_a_smaller_games_target_on_a_grown_league_names_the_one_to_resume_with(
 ) -> None:
     folder = bots(["a", "b"])
     out = tmp_path / "league-out"
-    cli("league", folder, "--games", "4", "--out", out, *FAST)
-    cli("league", folder, "--games", "8", "--out", out, *FAST)  # the league grows
+    cli("league", folder, "--games", "8", "--out", out, *FAST)  # say, a run with more --games than the default
     again = cli("league", folder, "--games", "4", "--out", out, *FAST, check=False)
     assert again.returncode == 2
     lines = without_warnings(again.stderr)

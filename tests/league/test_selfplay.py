@@ -13,6 +13,7 @@ from league.conftest import cli, db_rows, standings
 FAST = ("--sandbox", "none", "--jobs", "2")
 
 
+@pytest.mark.slow
 def test_a_match_of_a_bot_against_itself_names_the_copies(
     tmp_path: Path, bots: Callable[[list[str]], Path]
 ) -> None:

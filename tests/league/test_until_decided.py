@@ -39,6 +39,7 @@ def test_a_decided_pair_stops_the_league_early(tmp_path: Path) -> None:
     assert "holds another run (games: 400 -> 800)" in other.stderr
 
 
+@pytest.mark.slow
 def test_identical_bots_play_to_the_budget_undecided(tmp_path: Path, bots: Callable[[list[str]], Path]) -> None:
     folder = bots(["a", "b", "c"])
     out = tmp_path / "out"

@@ -126,6 +126,7 @@ def _coverage(rng: np.random.Generator, *, per_game_clusters: bool) -> float:
     return float(np.mean(hits))
 
 
+@pytest.mark.slow
 def test_cluster_robust_intervals_cover_the_truth() -> None:
     # 200 replications x 5 differences; observed about 0.95 (0.944 over 1000
     # replications with other seeds), while intervals clustered per game
