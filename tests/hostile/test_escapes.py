@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.bots.manifest import load_bot
+from harness.errors import HarnessError
 from harness.games.llama import LLAMA_GAME
 from harness.match import Clock, MatchConfig, MatchResult, TableSettings, run_match
 from harness.replay.io import read_replay
@@ -161,7 +162,7 @@ def test_a_shebang_through_tmp_dotdot_shows_nothing_of_the_host(mode: str, tmp_p
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_symlinked_program_shows_only_its_own_folder(mode: str, tmp_path: Path) -> None:
+def test_a_symlinked_program_out_of_the_folder_is_judged_and_refused(mode: str, tmp_path: Path) -> None:
     site = _site(tmp_path)
     (site / "bin").mkdir()
     program = site / "bin" / "peek"
@@ -171,12 +172,12 @@ def test_a_symlinked_program_shows_only_its_own_folder(mode: str, tmp_path: Path
     folder.mkdir()
     (folder / "run").symlink_to("../../bin/peek")
     _peek_toml(folder, ["./run"], site)
-    result = _play_site(mode, folder, site)
-    assert result.games == 2 and not result.faults, result.faults
-    _assert_confined(mode, site, folder, site / "out" / "logs" / "peek.stderr.log")
     if mode == "bwrap":
         roots = interpreter_roots(load_bot(folder), (str(site / "out"), str(folder)))
         assert str(site / "bin") in roots and str(site) not in roots
+    # and a bot runs from its snapshot, which keeps only links inside the folder: refused
+    with pytest.raises(HarnessError, match=r"^bot 'peek': 'run' is a symbolic link out of its folder"):
+        _play_site(mode, folder, site)
 
 
 @pytest.mark.skipif(BWRAP is None, reason="bubblewrap (bwrap) is not installed; CI installs it")
