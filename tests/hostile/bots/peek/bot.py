@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Hostile bot: at start-up, reports on stderr what it can see of the host; then plays at random.
 
-For each path in $PEEK_PATHS: "PEEK SEEN <path>" when it exists. Then "PEEK ROOT <names>"
+For each path in $PEEK_PATHS: "PEEK SEEN <path>" when it exists (beyond the way to its
+own folder). Then "PEEK ROOT <names>"
 (what /root holds) and "PEEK PIDS <n>" (processes in /proc). The tests give it odd
 command lines (a shebang through /tmp/.., a symlinked argv[0]) to widen what is shown.
 Stdlib only. Part of tests/hostile.
@@ -13,9 +14,24 @@ import random
 import sys
 
 
+def _seen(path: str) -> bool:
+    """True when ``path`` exists, unless it is only the way to its own folder (a snapshot in the output folder)."""
+    if not os.path.exists(path):
+        return False
+    real, own = os.path.realpath(path), os.path.realpath(os.getcwd())
+    if not own.startswith(real + os.sep):
+        return True
+    here = real
+    for part in own[len(real) + 1 :].split(os.sep):  # anything beside the way down counts
+        if os.listdir(here) != [part]:
+            return True
+        here = os.path.join(here, part)
+    return False
+
+
 def peek() -> None:
     for path in filter(None, os.environ.get("PEEK_PATHS", "").split(os.pathsep)):
-        if os.path.exists(path):
+        if _seen(path):
             sys.stderr.write(f"PEEK SEEN {path}\n")
     try:
         names = sorted(os.listdir("/root"))
