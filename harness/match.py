@@ -108,7 +108,9 @@ class BotPlayer:
                 hello_for(game, self.settings.options, seat=seat, players=players, games=self.games, clock=clock)
             )
         except BotFault as fault:  # a bot that dies at start-up: say what it was allowed
-            fault.detail = f"{fault.detail} ({self.proc.limits_note()})"
+            note = self.proc.limits_note()
+            if note not in fault.detail:  # a crash under rlimits names them already
+                fault.detail = f"{fault.detail} ({note})"
             raise
         self.timing.startup(time.monotonic() - started)  # process start + hello handshake
         self.version = reply.version

@@ -17,6 +17,7 @@ from typing import IO
 
 from harness.bots.snapshot import (
     DEFAULT_CAPS,
+    FOLDER_MODE,
     Caps,
     Entry,
     SnapshotStore,
@@ -113,8 +114,8 @@ def unpack_stream(stream: IO[bytes], dest: Path, who: str, caps: Caps = DEFAULT_
         raise HarnessError(f"{who}: cannot unpack its build's result: {err.strerror or err}") from None
     check_links(entries, who)
     for path in reversed(folders):
-        os.chmod(dest / path, 0o555)
-    os.chmod(dest, 0o555)
+        os.chmod(dest / path, FOLDER_MODE)
+    os.chmod(dest, FOLDER_MODE)
     return entries
 
 

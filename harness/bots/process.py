@@ -254,6 +254,11 @@ class BotProcess:
                 time.sleep(0.005)
             if how is not None:
                 err.detail = f"{err.detail}, {how}"
+            # out of memory under rlimits alone, a runtime dies in its own words ("MemoryError"):
+            # name the limits it met (read here, on a crash, never per move)
+            note = self.limits_note()
+            if note.startswith("under rlimits"):
+                err.detail = f"{err.detail} ({note})"
         return err
 
     def _stdout_abandoned(self) -> bool:

@@ -27,6 +27,11 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 
+# A sealed folder stays writable by its owner, its files do not: under bubblewrap the
+# snapshot is a read-only mount whatever its modes, and without it a bot running as the
+# same user could chmod a folder back; 0755 lets `rm -rf OUT` work for an ordinary user.
+FOLDER_MODE = 0o755
+
 DIGEST_TAG = b"llama-snapshot-1\0"
 INDEX = "index.json"
 INDEX_CAP = 4 << 20  # bytes: the store's index is one short line per build
@@ -182,7 +187,7 @@ def scan(folder: Path, who: str, caps: Caps = DEFAULT_CAPS, dest: Path | None = 
             folder_open.close()
     check_links(entries, who)
     if dest is not None and sealed:
-        os.chmod(dest, 0o555)
+        os.chmod(dest, FOLDER_MODE)
     return entries
 
 
@@ -222,7 +227,7 @@ def _walk(top: _Open, opened: list[_Open], tally: Tally, sealed: bool) -> list[E
             else:
                 raise HarnessError(f"{tally.who}: {shown(path)} is {_kind(info.st_mode)}: a bot folder holds files, folders and links only")
         if here.out is not None and sealed:
-            os.chmod(here.out, 0o555)  # every entry is made: nothing more is written here
+            os.chmod(here.out, FOLDER_MODE)
         here.pending = len(subfolders)
         if not subfolders:
             here.close()
@@ -358,7 +363,7 @@ class SnapshotStore:
         if target.is_dir():
             remove_tree(staging)
             return target
-        os.chmod(staging, 0o555)
+        os.chmod(staging, FOLDER_MODE)
         try:
             os.rename(staging, target)  # the same parent: no write permission on staging needed
         except OSError:

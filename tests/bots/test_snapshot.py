@@ -170,7 +170,7 @@ def test_a_sealed_bot_runs_from_a_read_only_snapshot_whose_digest_is_its_folder(
     assert sealed.digest() == spec.digest() == sealed.snapshot
     assert seal_bot(sealed, tmp_path / "other", tmp_path / "logs") is sealed  # sealed once
     modes = {p.name: stat.S_IMODE(p.lstat().st_mode) for p in (sealed.folder, *sealed.folder.iterdir())}
-    assert modes == {sealed.folder.name: 0o555, "bot.py": 0o444, "bot.toml": 0o444, "run.sh": 0o555}
+    assert modes == {sealed.folder.name: 0o755, "bot.py": 0o444, "bot.toml": 0o444, "run.sh": 0o555}
     (folder / "bot.py").write_text("print('changed')\n")  # the organiser's folder changes ...
     assert (sealed.folder / "bot.py").read_text() == "print('hi')\n"  # ... the snapshot does not
 

@@ -233,6 +233,17 @@ def test_a_start_up_crash_under_rlimits_names_them(no_cgroups: None, tmp_path: P
     assert "under rlimits: data 2048 MiB per process (RLIMIT_DATA; no memory cgroup here), 256 open files" in mine[0].detail
 
 
+def test_a_crash_mid_game_under_rlimits_names_them(no_cgroups: None, tmp_path: Path) -> None:
+    # a bot out of memory under rlimits dies in its runtime's words ("MemoryError"): the fault names the limit
+    folder = _copy("crash_mid", tmp_path / "bots")
+    specs = (load_bot(folder), load_bot(_copy("random", tmp_path / "bots")))
+    out = tmp_path / "out"
+    results = _play_here(specs, _settings(out, move=5.0), out)
+    mine = [fault for result in results for fault in result.faults if fault.bot == specs[0].name]
+    assert mine and all(fault.kind == "crash" for fault in mine), mine
+    assert all("under rlimits: data 2048 MiB per process (RLIMIT_DATA" in fault.detail for fault in mine), mine
+
+
 # -- time-outs without a cpu cgroup ----------------------------------------------------
 
 
