@@ -18,8 +18,11 @@ league see a changed bot).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
@@ -30,7 +33,7 @@ from typing import IO
 
 from harness.bots.manifest import BotSpec, check_command, resolve_program
 from harness.bots.packing import unpack_stream
-from harness.bots.process import become_subreaper, kill_tree, launch_environment, wait_build
+from harness.bots.process import become_subreaper, kill_tree, launch_environment
 from harness.bots.snapshot import (
     DEFAULT_CAPS,
     Caps,
@@ -212,6 +215,68 @@ def _in_copy(
         release(prefix)
     _check_exit(bot, code, log)
     return digest_of(scan(copy, who, caps, staging))
+
+
+def folder_usage(folder: Path, most: int = 1 << 62) -> tuple[int, int]:
+    """(bytes, entries) that ``folder`` holds on disk, links not followed; walked iteratively.
+
+    A sparse file counts at its size. Stops counting past ``most`` entries (a build
+    making millions of empty files is stopped there, not measured whole).
+    """
+    total = count = 0
+    todo = [os.fspath(folder)]
+    while todo and count <= most:
+        top = todo.pop()
+        with contextlib.suppress(OSError), os.scandir(top) as listing:
+            for entry in listing:
+                count += 1
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(info.st_mode):
+                        total += max(info.st_size, info.st_blocks * 512)
+                    else:
+                        total += 4096
+                        if stat.S_ISDIR(info.st_mode):
+                            todo.append(entry.path)
+    return total, count
+
+
+def wait_build(
+    proc: subprocess.Popen[bytes], folder: Path, cap: int, timeout: float, entries: int = 1 << 62
+) -> int | str:
+    """Wait for a build; its exit status, or why it was killed ("took over …", "wrote over …").
+
+    The folder is measured as the build runs and after it: a build may add at most
+    ``cap`` bytes and ``entries`` files, folders and links to it. It is measured every
+    50 ms, less often where one measure of a large folder takes long (at most a fifth
+    of the time goes to measuring): a build writing at memory speed still overshoots by
+    a few tens of MB at most. Advisory: a file unlinked while open is not seen (the
+    bubblewrap build's tmpfs bounds those).
+    """
+    start, start_count = folder_usage(folder)
+    end = time.monotonic() + timeout
+    pause = 0.05
+    while True:
+        try:
+            code = proc.wait(min(pause, max(0.0, end - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            code = None
+        measured = time.monotonic()
+        size, count = folder_usage(folder, start_count + entries)
+        pause = max(0.05, 4 * (time.monotonic() - measured))
+        if size - start > cap:
+            why = f"wrote over {cap >> 20} MB into its folder (limit build_mb)"
+        elif count - start_count > entries:
+            why = f"made over {entries} files, folders and links in its folder"
+        elif code is not None:
+            return code
+        elif time.monotonic() >= end:
+            why = f"took over {timeout:.0f} s"
+        else:
+            continue
+        kill_tree(proc.pid)
+        proc.wait()
+        return why
 
 
 def _check_exit(bot: BotSpec, code: int | str, log: Path) -> None:

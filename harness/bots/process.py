@@ -15,7 +15,6 @@ import os
 import select
 import shutil
 import signal
-import stat
 import struct
 import subprocess
 import termios
@@ -389,30 +388,6 @@ class BotProcess:
         self._log.close()
 
 
-def folder_usage(folder: Path, most: int = 1 << 62) -> tuple[int, int]:
-    """(bytes, entries) that ``folder`` holds on disk, links not followed; walked iteratively.
-
-    A sparse file counts at its size. Stops counting past ``most`` entries (a build
-    making millions of empty files is stopped there, not measured whole).
-    """
-    total = count = 0
-    todo = [os.fspath(folder)]
-    while todo and count <= most:
-        top = todo.pop()
-        with contextlib.suppress(OSError), os.scandir(top) as listing:
-            for entry in listing:
-                count += 1
-                with contextlib.suppress(OSError):
-                    info = entry.stat(follow_symlinks=False)
-                    if stat.S_ISREG(info.st_mode):
-                        total += max(info.st_size, info.st_blocks * 512)
-                    else:
-                        total += 4096
-                        if stat.S_ISDIR(info.st_mode):
-                            todo.append(entry.path)
-    return total, count
-
-
 def _namespaces_ended(inits: list[int], timeout: float = 5.0) -> None:
     """Wait until each killed PID namespace init is gone: the kernel has then killed all in it.
 
@@ -424,49 +399,6 @@ def _namespaces_ended(inits: list[int], timeout: float = 5.0) -> None:
         while pid_alive(pid) and time.monotonic() < end:
             time.sleep(0.005)
     reap_orphans()
-
-
-def folder_bytes(folder: Path) -> int:
-    """What ``folder`` holds on disk, links not followed (a sparse file counts at its size)."""
-    return folder_usage(folder)[0]
-
-
-def wait_build(
-    proc: subprocess.Popen[bytes], folder: Path, cap: int, timeout: float, entries: int = 1 << 62
-) -> int | str:
-    """Wait for a build; its exit status, or why it was killed ("took over …", "wrote over …").
-
-    The folder is measured as the build runs and after it: a build may add at most
-    ``cap`` bytes and ``entries`` files, folders and links to it. It is measured every
-    50 ms, less often where one measure of a large folder takes long (at most a fifth
-    of the time goes to measuring): a build writing at memory speed still overshoots by
-    a few tens of MB at most. Advisory: a file unlinked while open is not seen (the
-    bubblewrap build's tmpfs bounds those).
-    """
-    start, start_count = folder_usage(folder)
-    end = time.monotonic() + timeout
-    pause = 0.05
-    while True:
-        try:
-            code = proc.wait(min(pause, max(0.0, end - time.monotonic())))
-        except subprocess.TimeoutExpired:
-            code = None
-        measured = time.monotonic()
-        size, count = folder_usage(folder, start_count + entries)
-        pause = max(0.05, 4 * (time.monotonic() - measured))
-        if size - start > cap:
-            why = f"wrote over {cap >> 20} MB into its folder (limit build_mb)"
-        elif count - start_count > entries:
-            why = f"made over {entries} files, folders and links in its folder"
-        elif code is not None:
-            return code
-        elif time.monotonic() >= end:
-            why = f"took over {timeout:.0f} s"
-        else:
-            continue
-        kill_tree(proc.pid)
-        proc.wait()
-        return why
 
 
 def _stat(pid: int | str) -> list[bytes] | None:
@@ -573,11 +505,8 @@ __all__ = [
     "close_fds",
     "descendants",
     "env_argv",
-    "folder_bytes",
-    "folder_usage",
     "harness_environment",
     "kill_tree",
     "launch_environment",
     "program_path",
-    "wait_build",
 ]
