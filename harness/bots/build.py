@@ -162,8 +162,9 @@ def _build(
         tmp.mkdir()
         for_build = getattr(wrapper, "for_build", None)
         if for_build is not None:
-            # relative to the build's working folder, the copy; a bare name as found here
-            inside = bot.build[0]  # a bare name is found on the view's PATH inside (not the harness's pyenv shim)
+            # a path is relative to the build's working folder (the copy); a bare name is found
+            # on the view's PATH inside (not the harness's pyenv shim)
+            inside = bot.build[0]
             prefix = for_build(bot, tmp, room)
             argv = [*prefix, "/bin/sh", "-c", BUILD_SCRIPT, "llama-build", str(bot.folder), inside, *bot.build[1:]]
             digest = _sandboxed(bot, argv, prefix, tmp, log, staging, cap, timeout, caps)
