@@ -81,8 +81,8 @@ def too_wide(root: str, hide: tuple[str, ...] = ()) -> str | None:
     """Why ``root`` may not be a runtime root (None if it may).
 
     ``/`` and every top folder (``/root``, ``/home``, ``/tmp``), a home folder, a
-    folder holding the harness, or one holding a folder no bot may see (compared as
-    resolved paths: ``hide`` is resolved too).
+    folder holding the harness, or one holding a folder no bot may see or inside one
+    (compared as resolved paths: ``hide`` is resolved too).
     """
     path = Path(root)
     if len(path.parts) <= 2:
@@ -94,6 +94,9 @@ def too_wide(root: str, hide: tuple[str, ...] = ()) -> str | None:
     hidden = next((h for h in hide if Path(h).is_relative_to(path)), None)
     if hidden is not None:
         return f"it holds {hidden}, which no bot may see (the output folder or a bot's folder)"
+    inside = next((h for h in hide if path.is_relative_to(h)), None)
+    if inside is not None:  # bound after the hiding tmpfs, it would show that part of it
+        return f"it is inside {inside}, which no bot may see (the output folder or a bot's folder)"
     return None
 
 

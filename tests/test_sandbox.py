@@ -221,6 +221,11 @@ def test_a_runtime_that_shows_too_much_is_refused_in_one_line(tmp_path: Path) ->
     shown = Bubblewrap("bwrap", "prlimit", runtimes=(str(tmp_path / "site"),))
     with pytest.raises(HarnessError, match=r"^runtimes: .*site' cannot be shown to bots: it holds .*league-out"):
         sandbox.hiding(shown, tmp_path / "site" / "league-out")
+    # and one inside a hidden folder would show that part of it (bound after the hiding tmpfs)
+    tools = tmp_path / "league-out" / "tools"
+    inner = Bubblewrap("bwrap", "prlimit", runtimes=(str(tools),))
+    with pytest.raises(HarnessError, match=r"^runtimes: .*tools' cannot be shown to bots: it is inside .*league-out"):
+        sandbox.hiding(inner, tmp_path / "league-out")
 
 
 def _run_probe(mode: str, tmp_path: Path, limits: dict[str, int]) -> dict[str, object]:
