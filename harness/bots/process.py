@@ -157,9 +157,13 @@ class BotProcess:
         argv = [program_path(spec.folder, spec.command[0], bool(wrapper)), *spec.command[1:]]
         self._wrapper = list(wrapper)
         self._born = time.monotonic()
-        tmp.mkdir(parents=True, exist_ok=True)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
+        try:
+            tmp.mkdir(parents=True, exist_ok=True)
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = open(log_path, "ab")  # noqa: SIM115 - closed in close()
+        except BaseException:
+            close_fds(wrapper)  # a Prefix's fds are for this spawn only: never leaked
+            raise
         self._logged = self._log.tell()  # the cap is per bot per match: restarts append
         try:
             self.proc = subprocess.Popen(
