@@ -52,7 +52,7 @@ def play_game(seating: Sequence[float], deal: int, rng: random.Random) -> list[i
     state.begin()
     while not state.over:
         state.apply([decide(state, seat, seating[seat], rng) for seat in state.acting()])
-    return LLAMA_GAME.placements(state, [False] * len(seating))
+    return LLAMA_GAME.final(state, [False] * len(seating)).placements
 
 
 def play_group(noise: dict[str, float], order: Sequence[str], group_id: int, seed: int) -> list[tuple[tuple[str, ...], list[int]]]:

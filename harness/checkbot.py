@@ -31,13 +31,7 @@ from harness.limits import merge_limits
 from harness.match import SNAPSHOTS, Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
 from harness.protocol import build
 from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession, invalid_reply
-from harness.referee import winners
 from harness.sandbox import check_bots, hiding
-
-# where the sample bots are looked for: a checkout beside the package (editable install),
-# then ./sample_bots (a checkout with the package installed from it, as tox does)
-SAMPLE_BOTS = (Path(__file__).resolve().parent.parent / "sample_bots", Path("sample_bots"))
-DEFAULT_OPPONENTS = ("random", "heuristic")
 
 BUILD_TAIL = 15  # lines of a failed build's log shown inline
 AFTER_END = "keeps reading after game_end"
@@ -76,7 +70,7 @@ class Settings:
     game: str = DEFAULT_GAME
 
     @property
-    def game_entry(self) -> Game:
+    def game_entry(self) -> Game[Any, Any]:
         return get_game(self.game)
 
 
@@ -87,31 +81,16 @@ def hello_message(seat: int, players: int, games: int, clock: Clock, game: str =
     """The hello the referee sends, with the game's default rules."""
     entry = get_game(game)
     options = entry.parse_options({})
-    return build.hello_message(
-        entry.name,
-        options.to_dict(),
-        seat=seat,
-        players=players,
-        games=games,
-        startup=clock.startup,
-        move=clock.move,
-        fields=entry.hello_fields(options),
+    return build.game_hello(
+        entry, options, seat=seat, players=players, games=games, startup=clock.startup, move=clock.move
     )
 
 
-def game_end_message(game: Game, state: GameState, game_no: int) -> dict[str, Any]:
+def game_end_message(game: Game[Any, Any], state: GameState[Any], game_no: int) -> dict[str, Any]:
     """A game cut short after the scripted position (adjudicated)."""
     forfeited = [False] * state.players
-    places = game.placements(state, forfeited)
-    return {
-        "type": "game_end",
-        "game": game_no,
-        "scores": list(state.scores),
-        "winners": winners(places, forfeited),
-        "placements": places,
-        "forfeited": forfeited,
-        "adjudicated": True,
-    }
+    final = dataclasses.replace(game.final(state, forfeited), adjudicated=True)
+    return build.game_end_message(game_no, final, forfeited)
 
 
 # -- talking to the bot -----------------------------------------------------------------
@@ -293,22 +272,8 @@ def _positions(spec: BotSpec, settings: Settings, logs: Path, times: list[float]
 
 
 def default_opponents(game: str = DEFAULT_GAME) -> tuple[Path, ...]:
-    """The sample bots that play ``game`` (for the default game: random and heuristic)."""
-    for folder in SAMPLE_BOTS:
-        if game == DEFAULT_GAME:
-            found = tuple(folder / name for name in DEFAULT_OPPONENTS if (folder / name / "bot.toml").is_file())
-        else:
-            found = tuple(sorted(bot.parent for bot in folder.glob("*/bot.toml") if _plays(bot.parent, game)))
-        if found:
-            return found
-    return ()
-
-
-def _plays(folder: Path, game: str) -> bool:
-    try:
-        return game in load_bot(folder).games
-    except HarnessError:
-        return False
+    """The bots ``game`` names as check-bot's opponents (``Game.opponents``) that are here."""
+    return get_game(game).opponents()
 
 
 def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> Iterator[Check]:
@@ -317,7 +282,7 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
         yield Check(
             name,
             False,
-            f"no opponents: no sample bots found in {' or '.join(map(str, SAMPLE_BOTS))}; pass --opponent DIR",
+            f"no opponents: none of the bots {settings.game} plays against is here; pass --opponent DIR",
         )
         return
     try:

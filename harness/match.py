@@ -22,7 +22,7 @@ from harness.bots.manifest import BotSpec
 from harness.bots.process import BotProcess, become_subreaper
 from harness.errors import BotFault, FaultKind, HarnessError
 from harness.games import Game, get_game
-from harness.protocol.build import hello_message
+from harness.protocol.build import game_hello, header_fields
 from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
@@ -63,18 +63,11 @@ class TableSettings:
 
 
 def hello_for(
-    game: Game, options: Any, *, seat: int, players: int, games: int, clock: Clock
+    game: Game[Any, Any], options: Any, *, seat: int, players: int, games: int, clock: Clock
 ) -> dict[str, Any]:
     """The first message a bot process gets (in a match, and when a decision is reproduced)."""
-    return hello_message(
-        game.name,
-        options.to_dict(),
-        seat=seat,
-        players=players,
-        games=games,
-        startup=clock.startup,
-        move=clock.move,
-        fields=game.hello_fields(options),
+    return game_hello(
+        game, options, seat=seat, players=players, games=games, startup=clock.startup, move=clock.move
     )
 
 
@@ -186,15 +179,12 @@ class Table:
         seated = [self.players[name] for name in seating]
         state = self.game.new_game(self.settings.options, len(seated), seed)
         writer = ReplayWriter(replay)
-        options = self.settings.options.to_dict()
         # from the secret, never from the deal: a bot's seed tells it nothing of the cards
         seeds = self._seeds(game_no, len(seated))
         header = {
             "type": "header",
             "format": REPLAY_FORMAT,
-            "game": self.settings.game,
-            **self.game.hello_fields(self.settings.options),
-            "options": options,
+            **header_fields(self.game, self.settings.options),
             "seed": seed,
             "match": game_no,
             # what a seat's hello and game_start held, so that a decision can be reproduced

@@ -1,8 +1,9 @@
 """The referee: plays one game between seated players, validating every move.
 
-Game-agnostic: it reaches the rules only through :mod:`harness.games.base`. Every
-message to a seat is built from ``state.view(seat)`` and the public event log, so no
-hidden card can reach a bot. A bot's fault is recorded, the seat's remaining turns
+Game-agnostic: it reaches the rules only through :mod:`harness.games.base`. What a
+seat receives is the game's (``turn(seat)``, the notices of each outcome, built from
+the seat's view); the referee frames it (``game_start``, ``game_end``, ``game``, ``id``)
+and writes every record of the replay. A bot's fault is recorded, the seat's remaining turns
 are played by the referee (``forced``), and the bot forfeits the game.
 """
 
@@ -14,7 +15,7 @@ from typing import Any, Protocol
 
 from harness.errors import BotFault, FaultKind
 from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Outcome
-from harness.protocol.build import turn_message
+from harness.protocol.build import game_end_message, game_end_record, turn_message, winners
 from harness.protocol.session import BotSession, Result, gather, invalid_reply
 
 
@@ -37,11 +38,6 @@ class Player(Protocol):
     def faulted(self) -> str:
         """Stop the bot after a fault; return the tail of its stderr."""
         ...
-
-
-def winners(placements: Sequence[int], forfeited: Sequence[bool]) -> list[int]:
-    """The seats that share the win: first place and not forfeited."""
-    return [seat for seat, place in enumerate(placements) if place == 1 and not forfeited[seat]]
 
 
 def win_shares(placements: Sequence[int], forfeited: Sequence[bool]) -> list[float]:
@@ -144,8 +140,8 @@ class _Table:
 
 
 def play_game(
-    game: Game,
-    state: GameState,
+    game: Game[Any, Any],
+    state: GameState[Any],
     players: Sequence[Player],
     sink: Sink,
     *,
@@ -218,22 +214,14 @@ def play_game(
         actions, timing = _together(state, table, game_no, acting)
         moves += len(acting)
         table.emit(state.apply(actions), game_no, acting, timing)
-    scores = list(state.scores)
-    placements = game.placements(state, forced)
-    won = winners(placements, forced)
-    end = {
-        "scores": scores,
-        "winners": won,
-        "placements": placements,
-        "forfeited": list(forced),
-        "adjudicated": state.adjudicated,
-    }
-    sink.write({"type": "game_end", **end, "rounds": state.round})
+    final = game.final(state, forced)
+    sink.write(game_end_record(final, forced))
+    ending = game_end_message(game_no, final, forced)
     for seat in range(n):
         if forced[seat]:
             continue
         try:
-            players[seat].notify({"type": "game_end", "game": game_no, **end})
+            players[seat].notify(dict(ending))
         except BotFault as err:
             # the game is decided and its replay complete (a fault record after game_end
             # would not verify): the fault goes to the results only, the placements stand,
@@ -243,12 +231,12 @@ def play_game(
             table.faults.append(Fault(seat, players[seat].name, err.kind.value, detail, tail))
     return GameResult(
         players=[p.name for p in players],
-        scores=scores,
-        placements=placements,
-        winners=won,
+        scores=list(final.scores),
+        placements=list(final.placements),
+        winners=winners(final.placements, forced),
         forfeited=list(forced),
-        adjudicated=state.adjudicated,
-        rounds=state.round,
+        adjudicated=final.adjudicated,
+        rounds=final.rounds,
         moves=moves,
         faults=table.faults,
         statistics=game.statistics(table.kept),
@@ -256,7 +244,7 @@ def play_game(
 
 
 def _together(
-    state: GameState, table: _Table, game_no: int, acting: Sequence[int]
+    state: GameState[Any], table: _Table, game_no: int, acting: Sequence[int]
 ) -> tuple[list[Any], list[float | None]]:
     """A simultaneous step: every acting seat gets its turn, then the replies are gathered at once."""
     players = table.players
@@ -297,7 +285,7 @@ def _asker(player: Player) -> Callable[[dict[str, Any]], tuple[dict[str, Any], f
     return send_receive
 
 
-def _parse(state: GameState, table: _Table, seat: int, result: Result) -> tuple[Any, float | None]:
+def _parse(state: GameState[Any], table: _Table, seat: int, result: Result) -> tuple[Any, float | None]:
     """The game's action from a seat's reply; (None, None) after a fault, which is recorded."""
     if isinstance(result, BotFault):
         table.fault(seat, result)

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.errors import one_line
-from harness.games.base import BadOptions, IllegalAction, InvalidReply, Outcome
+from harness.games.base import BadOptions, Final, IllegalAction, InvalidReply, Outcome
 
 
 class PickOptions(BaseModel):
@@ -74,13 +74,15 @@ class PickState:
     def view(self, seat: int) -> dict[str, Any]:
         return {"step": self.round, "scores": list(self.scores)}
 
+    def deal(self) -> None:
+        return None  # no chance
+
 
 class PickGame:
     name = "pick"
     title = "Pick"
     min_players = 2
     max_players = 4
-    higher_wins = True
     options_model = PickOptions
 
     def parse_options(self, raw: Mapping[str, object]) -> PickOptions:
@@ -92,13 +94,14 @@ class PickGame:
     def new_game(self, options: PickOptions, players: int, seed: int) -> PickState:
         return PickState(players, options.steps)
 
-    def placements(self, state: Any, forfeited: Sequence[bool]) -> list[int]:
-        return [
+    def final(self, state: Any, forfeited: Sequence[bool]) -> Final:
+        places = [
             len(forfeited)
             if lost
             else 1 + sum(1 for s, o in enumerate(state.scores) if o > score and not forfeited[s])
             for score, lost in zip(state.scores, forfeited, strict=True)
         ]
+        return Final(list(state.scores), places, state.adjudicated, state.round)
 
     def hello_fields(self, options: PickOptions) -> dict[str, Any]:
         return {}

@@ -135,12 +135,13 @@ def test_default_opponents_are_found_beside_the_package_or_in_the_working_folder
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from harness import checkbot
+    from harness.games import samples
 
-    monkeypatch.setattr(checkbot, "SAMPLE_BOTS", (tmp_path / "nowhere", Path("sample_bots")))
+    monkeypatch.setattr(samples, "SAMPLE_BOTS", (tmp_path / "nowhere", Path("sample_bots")))
     monkeypatch.chdir(tmp_path)
     assert checkbot.default_opponents() == ()
-    for name in checkbot.DEFAULT_OPPONENTS:
+    for name in ("random", "heuristic"):  # the default game's (LlamaGame.opponents)
         (tmp_path / "sample_bots" / name).mkdir(parents=True)
         (tmp_path / "sample_bots" / name / "bot.toml").write_text("")
     found = checkbot.default_opponents()
-    assert [p.name for p in found] == list(checkbot.DEFAULT_OPPONENTS)
+    assert [p.name for p in found] == ["random", "heuristic"]

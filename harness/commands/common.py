@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import math
 import os
 import sys
@@ -72,30 +73,65 @@ def known_game(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def _rule_options() -> dict[str, Callable[[F], F]]:
-    """One option per rules option of any registered game, from its options model.
+    """One ``--flag`` per rules option of the registered games, from their options models.
 
-    ``--end-score`` of one game and of another are one flag: it goes to the game played
-    (a flag the game does not know is a one-line error from its parse_options).
+    The flags are the games' own, not one merged set: a flag takes any value here, and
+    the game chosen (``--game``, or the league file's) validates it with the rest of its
+    options (:func:`check_rules`), so one game's choices never refuse another's. An int
+    flag is an int where every game that has it says so.
     """
-    found: dict[str, tuple[Any, list[str]]] = {}
+    found: dict[str, list[tuple[str, Any]]] = {}
     for name in sorted(REGISTRY):
-        game = REGISTRY[name]
-        for key, info in game.options_model.model_fields.items():
-            _, notes = found.setdefault(key, (info, []))
-            default = info.get_default(call_default_factory=True)
-            if default is not None and not isinstance(default, dict):
-                notes.append(f"{default}" + (f" ({game.name})" if len(REGISTRY) > 1 else ""))
+        for key, info in REGISTRY[name].options_model.model_fields.items():
+            found.setdefault(key, []).append((name, info))
     out: dict[str, Callable[[F], F]] = {}
-    for key, (info, notes) in found.items():
-        values = typing.get_args(info.annotation) if typing.get_origin(info.annotation) is Literal else ()
-        kind: Any = click.Choice([str(v) for v in values]) if values else str
-        if info.annotation is int:
-            floor = next((m.ge for m in info.metadata if getattr(m, "ge", None) is not None), None)
-            kind = click.IntRange(min=floor)
-        text = (info.description or key.replace("_", " ").capitalize()).rstrip(".")
-        shown = f" [default: {', '.join(notes)}]" if notes else ""
-        out[key] = click.option(f"--{key.replace('_', '-')}", key, type=kind, default=None, help=text + shown)
+    for key, owners in found.items():
+        kind: Any = click.INT if all(info.annotation is int for _, info in owners) else str
+        first = owners[0][1]
+        text = (first.description or key.replace("_", " ").capitalize()).rstrip(".")
+        notes = []
+        for game, info in owners:
+            values = typing.get_args(info.annotation) if typing.get_origin(info.annotation) is Literal else ()
+            default = info.get_default(call_default_factory=True)
+            shown = f"default {default}" if default is not None and not isinstance(default, dict) else ""
+            choices = f"one of {', '.join(map(str, values))}" if values else ""
+            notes.append(
+                f"{game}: " + "; ".join(part for part in (choices, shown) if part)
+                if choices or shown
+                else game
+            )
+        help_text = f"{text} [{'; '.join(notes)}]"
+        out[key] = click.option(f"--{key.replace('_', '-')}", key, type=kind, default=None, help=help_text)
     return out
+
+
+def _rule_value(text: str) -> object:
+    """A ``--rule`` value: JSON when it reads as a number, true/false, an array or an object; else the text."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return value if isinstance(value, (int, float, bool, list, dict)) else text
+
+
+def parse_rule(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, object]:
+    """``--rule KEY=VALUE`` (repeatable) as a mapping; a malformed one is a usage error naming it."""
+    rules: dict[str, object] = {}
+    for item in values:
+        key, sep, text = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE (e.g. --rule end_score=30)")
+        rules[key] = _rule_value(text)
+    return rules
+
+
+def check_rules(game_name: str, rules: dict[str, Any]) -> None:
+    """Validate ``rules`` with ``game_name``'s options model; BadOptions naming the game and the key."""
+    try:
+        REGISTRY[game_name].parse_options(rules)
+    except BadOptions as err:
+        raise BadOptions(f"of {game_name}: {err}") from None
 
 
 def rules_options(func: F) -> F:
@@ -109,6 +145,17 @@ def rules_options(func: F) -> F:
         ),
     ]
     decorators += _rule_options().values()
+    decorators.append(
+        click.option(
+            "--rule",
+            "rule",
+            multiple=True,
+            metavar="KEY=VALUE",
+            callback=parse_rule,
+            help="A rules option of the game played (repeatable), validated by that game; "
+            "VALUE is JSON when it reads as a number, true/false, an array or object, else text.",
+        )
+    )
     decorators += [
         click.option(
             "--move-time",
@@ -141,8 +188,16 @@ def runtime_option(func: F) -> F:
 
 
 def collect_rules(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Pop the rules options that were given on the command line."""
-    return {key: value for key in _rule_options() if (value := kwargs.pop(key, None)) is not None}
+    """Pop the rules options that were given on the command line: the flags, then ``--rule``s.
+
+    A key given both ways is a one-line error (which value would win is not obvious).
+    """
+    flags = {key: value for key in _rule_options() if (value := kwargs.pop(key, None)) is not None}
+    given: dict[str, object] = kwargs.pop("rule", None) or {}
+    for key in given:
+        if key in flags:
+            raise BadOptions(f"{key}: given both as --{key.replace('_', '-')} and as --rule")
+    return {**flags, **given}
 
 
 def _trust(ctx: click.Context, param: click.Parameter, value: bool) -> bool:

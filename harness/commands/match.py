@@ -11,7 +11,14 @@ from typing import Any
 import click
 
 from harness.bots.manifest import load_bot
-from harness.commands.common import collect_rules, friendly, rules_options, runtime_option, trust_bots_option
+from harness.commands.common import (
+    check_rules,
+    collect_rules,
+    friendly,
+    rules_options,
+    runtime_option,
+    trust_bots_option,
+)
 from harness.commands.sprt import sprt_match, sprt_options
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
@@ -119,7 +126,7 @@ def match(
     if not game.min_players <= len(specs) <= game.max_players:
         raise HarnessError(f"a match needs {game.min_players}-{game.max_players} bots, got {len(specs)}")
     chosen = collect_rules(rules)
-    game.parse_options(chosen)
+    check_rules(game.name, chosen)
     for spec in specs:  # a bad [limits] table is bad input: say so before any game
         merge_limits({}, spec.limits, spec.name)
     config = match_config(

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from harness.commands.common import FiniteFloat, collect_rules
+from harness.commands.common import FiniteFloat, check_rules, collect_rules
 from harness.errors import HarnessError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -124,7 +124,7 @@ def sprt_match(
     if not max(2, game.min_players) <= len(specs) <= game.max_players:
         raise HarnessError(f"--sprt needs bots A and B (and up to {game.max_players - 2} field bots), got {len(specs)}")
     options = collect_rules(rules)
-    game.parse_options(options)
+    check_rules(game.name, options)
     for spec in specs:
         merge_limits({}, spec.limits, spec.name)
     size = group_size(len(specs))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.games.base import (
     BadOptions,
+    Final,
     Game,
     GameState,
     IllegalAction,
@@ -13,12 +16,14 @@ from harness.games.base import (
 from harness.games.llama import LLAMA_GAME
 from harness.games.llama_llama import LLAMA_LLAMA_GAME
 
-_GAMES: tuple[Game, ...] = (LLAMA_GAME, LLAMA_LLAMA_GAME)
-REGISTRY: dict[str, Game] = {game.name: game for game in _GAMES}
+# any game: its action and options types are its own (the harness only passes them back)
+AnyGame = Game[Any, Any]
+_GAMES: tuple[AnyGame, ...] = (LLAMA_GAME, LLAMA_LLAMA_GAME)
+REGISTRY: dict[str, AnyGame] = {game.name: game for game in _GAMES}
 DEFAULT_GAME = LLAMA_GAME.name  # the game of a bot or league that names none
 
 
-def get_game(name: str) -> Game:
+def get_game(name: str) -> AnyGame:
     """Return the game called ``name``; raise KeyError naming the known games."""
     try:
         return REGISTRY[name]
@@ -29,7 +34,9 @@ def get_game(name: str) -> Game:
 __all__ = [
     "DEFAULT_GAME",
     "REGISTRY",
+    "AnyGame",
     "BadOptions",
+    "Final",
     "Game",
     "GameState",
     "IllegalAction",

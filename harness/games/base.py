@@ -1,10 +1,11 @@
-"""The interface through which the referee, replays, check-bot and the league reach a game.
+"""The contract through which the referee, replays, check-bot and the league reach a game.
 
 A game is a :class:`Game` registered in ``harness.games.REGISTRY``; its states follow
 :class:`GameState`. One turn model covers both kinds of game: at each step a state
 names the seats that act now (one seat, or several deciding at once), and takes their
 joint action atomically. Nothing outside the game's package knows its rules, its wire
-fields or its replay records.
+fields or its replay records. docs/games.md is this contract in prose; the conformance
+suite (:mod:`harness.games.conformance`) checks it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
+
+# A JSON object as it goes on the wire or into a replay (what a bot or a file holds).
+Message = dict[str, Any]
 
 
 class IllegalAction(ValueError):
@@ -30,6 +34,23 @@ class InvalidReply(ValueError):
     """A reply of the wrong shape for this game: a field missing or of the wrong type."""
 
 
+class Action(Protocol):
+    """A game's action: its wire form is the fields of a bot's reply (after ``type``, ``id``)."""
+
+    def wire(self) -> dict[str, object]: ...
+
+
+class GameOptions(Protocol):
+    """A game's parsed rules options: ``to_dict()`` is what hello and the replay header carry."""
+
+    def to_dict(self) -> dict[str, object]: ...
+
+
+A = TypeVar("A", bound=Action)
+O = TypeVar("O", bound=GameOptions)  # noqa: E741 (the options type, as in the docs)
+A_co = TypeVar("A_co", bound=Action, covariant=True)
+
+
 @dataclass(slots=True)
 class Outcome:
     """What the start of a game or one joint action did, for the referee to write and send.
@@ -40,43 +61,76 @@ class Outcome:
     each message has its ``type`` first (the referee adds ``game`` after it).
     """
 
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)
-    notices: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    actions: list[Message] = field(default_factory=list)
+    records: list[Message] = field(default_factory=list)
+    notices: list[tuple[int, Message]] = field(default_factory=list)
 
 
-class Action(Protocol):
-    def wire(self) -> dict[str, object]: ...
+@dataclass(frozen=True, slots=True)
+class Final:
+    """How a finished game came out, by seat: the typed data ``game_end`` is rendered from.
+
+    ``scores``: the game's own figure per seat (its direction is the game's business:
+    ``placements`` rank them). ``placements``: 1 = first, ties share, forfeited seats last.
+    ``adjudicated``: ended by a cap, not by the rules. ``rounds``: the rounds played
+    (a game without rounds says 1).
+    """
+
+    scores: list[int]
+    placements: list[int]
+    adjudicated: bool = False
+    rounds: int = 1
 
 
-class GameOptions(Protocol):
-    def to_dict(self) -> dict[str, object]: ...
-
-
-class GameState(Protocol):
-    """One game, mutated in place. Pure: no I/O, no clock, randomness from the seed."""
+class GameState(Protocol[A]):
+    """One game, mutated in place. Pure: no I/O, no clock; chance only from the seed it was made with."""
 
     players: int
-    scores: list[int]
-    round: int
-    over: bool
-    adjudicated: bool
 
-    def begin(self) -> Outcome: ...
+    def begin(self) -> Outcome:
+        """Start the game: the opening records (the deal) and notices (each seat's start)."""
+        ...
 
-    def acting(self) -> Sequence[int]: ...
+    def acting(self) -> Sequence[int]:
+        """The seats that act now, ascending; empty once the game is over."""
+        ...
 
-    def turn(self, seat: int) -> dict[str, Any]: ...
+    def turn(self, seat: int) -> Message:
+        """The body of ``seat``'s turn after ``type``, ``id``, ``game``: ``seat`` first, ``legal`` in it."""
+        ...
 
-    def legal_actions(self, seat: int) -> Sequence[Any]: ...
+    def legal_actions(self, seat: int) -> Sequence[A]:
+        """The actions ``seat`` may take now, in the order of the turn's ``legal``."""
+        ...
 
-    def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Any: ...
+    def parse_action(self, seat: int, reply: Mapping[str, Any]) -> A:
+        """A reply's fields as an action; raise InvalidReply (wrong shape) or IllegalAction (forbidden now)."""
+        ...
 
-    def forced_action(self, seat: int) -> Any: ...
+    def forced_action(self, seat: int) -> A:
+        """What a faulted ``seat`` plays now: legal and deterministic."""
+        ...
 
-    def apply(self, actions: Sequence[Any]) -> Outcome: ...
+    def apply(self, actions: Sequence[A]) -> Outcome:
+        """Apply the joint action, one per seat of ``acting()`` in order, atomically (IllegalAction: no change)."""
+        ...
 
-    def view(self, seat: int) -> dict[str, Any]: ...
+    def deal(self) -> object:
+        """What chance dealt for the current round: equal for equal (seed, round), whatever was played.
+
+        The duplicate-deal contract (docs/games.md); a game without chance returns None.
+        """
+        ...
+
+
+class Auditor(Protocol):
+    """A game's isolation auditor: tracks the hidden truth from the replay records, audits each message."""
+
+    def record(self, record: Mapping[str, Any]) -> None: ...
+
+    def message(self, seat: int, message: Mapping[str, Any]) -> str | None:
+        """Return what ``message`` reveals that ``seat`` may not see, or None."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -89,8 +143,8 @@ class Position:
 
     name: str
     seat: int
-    state: GameState
-    notices: tuple[dict[str, Any], ...]
+    state: GameState[Any]  # any game's state: check-bot only passes it back to the game
+    notices: tuple[Message, ...]
     legal: tuple[str, ...]
 
 
@@ -100,9 +154,11 @@ class Wire:
 
     ``to_bot``/``from_bot``: the union types of every message the referee sends a bot
     of this game and of every reply (envelope included). ``records``: the union of its
-    replay records (header, fault and game_end included; ``harness.replay.records.record_union``).
+    replay records (header, fault and game_end included; build it with
+    ``harness.replay.records.record_union``).
     """
 
+    # union types as values (``A | B``): typing has no type for "a type expression"
     to_bot: Any
     from_bot: Any
     records: Any
@@ -113,45 +169,74 @@ class Wire:
         return TypeAdapter(self.records)
 
 
-class Game(Protocol):
-    """A registry entry (``harness.games.REGISTRY``): everything the harness knows of a game."""
+class Game(Protocol[A, O]):
+    """A registry entry (``harness.games.REGISTRY``): everything the harness knows of a game.
+
+    Generic over the game's action type ``A`` and options type ``O``.
+    """
 
     name: str  # on the wire, in replay headers, league files and bot manifests
     title: str
     min_players: int
     max_players: int
-    higher_wins: bool  # the ranking direction of scores (placements come from placements())
-    options_model: type[BaseModel]
+    options_model: type[BaseModel]  # the options' fields: the CLI's --rule keys and flags
     wire: Wire
     # the game's renderer for the HTML replay viewer (window.gameViewer; see
     # harness/games/llama/viewer.js)
     viewer_js: Path
 
-    def parse_options(self, raw: Mapping[str, object]) -> Any: ...
+    def opponents(self) -> tuple[Path, ...]:
+        """The bot folders check-bot plays a bot against (each a bot.toml that plays this game)."""
+        ...
 
-    def new_game(self, options: Any, players: int, seed: int) -> GameState: ...
+    def parse_options(self, raw: Mapping[str, object]) -> O:
+        """The options from a mapping (a league's [rules], a header's options); BadOptions naming the key."""
+        ...
 
-    def placements(self, state: Any, forfeited: Sequence[bool]) -> list[int]: ...
+    def new_game(self, options: O, players: int, seed: int) -> GameState[A]:
+        """A fresh state; its chance comes from ``seed`` alone."""
+        ...
 
-    def hello_fields(self, options: Any) -> dict[str, Any]: ...
+    def final(self, state: GameState[A], forfeited: Sequence[bool]) -> Final:
+        """The result of a finished ``state`` (forfeited seats placed last)."""
+        ...
 
-    def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]: ...
+    def hello_fields(self, options: O) -> Message:
+        """The game's fields of ``hello`` and of the replay header, after ``game``."""
+        ...
 
-    def render_text(self, records: Sequence[Any], seat: int | None) -> Iterator[str]: ...
+    def auditor(self, players: int) -> Auditor:
+        """A fresh isolation auditor for a game of ``players`` (the conformance suite's)."""
+        ...
 
-    def positions(self) -> Sequence[Position]: ...
+    def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
+        """Per-seat figures from the game's own records, for the league store."""
+        ...
 
-    def action_label(self, action: Any) -> str: ...
+    def render_text(self, records: Sequence[Any], seat: int | None) -> Iterator[str]:
+        """A replay's records (the game's models) as text blocks, all of it or what ``seat`` saw."""
+        ...
+
+    def positions(self) -> Sequence[Position]:
+        """The edge cases check-bot feeds a bot (fresh states on every call)."""
+        ...
+
+    def action_label(self, action: A) -> str:
+        """An action as people read it ("play 3")."""
+        ...
 
 
 __all__ = [
     "Action",
+    "Auditor",
     "BadOptions",
+    "Final",
     "Game",
     "GameOptions",
     "GameState",
     "IllegalAction",
     "InvalidReply",
+    "Message",
     "Outcome",
     "Position",
     "Wire",

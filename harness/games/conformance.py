@@ -1,7 +1,9 @@
 """A conformance suite for any registered game, shipped as library code (as PettingZoo's api_test).
 
-Seeded random playouts drive a game exactly as the referee does (``begin``, the acting
-seats' turns, their replies, the joint ``apply``), and check at every step that:
+Seeded random playouts run through the referee's own loop
+(:func:`harness.referee.play_game`) with scripted players, the state wrapped so that
+every call is checked. It checks first that the game has every member of the
+contract (docs/games.md), then at every step that:
 
 - the legal actions, ``parse_action`` and ``apply`` agree: every legal action's wire
   form parses back to it, a mutated reply either raises IllegalAction/InvalidReply or
@@ -11,6 +13,8 @@ seats' turns, their replies, the joint ``apply``), and check at every step that:
 - no message to a seat holds what it may not see (the game's isolation auditor, fed the
   replay records as the truth);
 - the same seed gives the same game, byte for byte;
+- the duplicate-deal contract: a round's deal (``deal()``) is the same for the same
+  seed and round, whatever the players did;
 - the records alone re-play to the same records, and a replay file written by the
   harness's writer reads back and passes ``replay --verify``'s checker, which names a
   tampered line (the replay → verify round trip).
@@ -22,17 +26,19 @@ seats' turns, their replies, the joint ``apply``), and check at every step that:
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import pickle
 import random
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NoReturn
 
+from harness.errors import BotFault, FaultKind
 from harness.games.base import IllegalAction, InvalidReply
 
 GOLDEN = Path("tests/games/golden")
@@ -42,31 +48,38 @@ class ConformanceError(AssertionError):
     """A game broke the interface contract; the message names the game, seed and step."""
 
 
-class Auditor(Protocol):
-    """Tracks a game's hidden truth from its replay records and audits each message to a seat."""
-
-    def record(self, record: Mapping[str, Any]) -> None: ...
-
-    def message(self, seat: int, message: Mapping[str, Any]) -> str | None:
-        """Return what ``message`` reveals that ``seat`` may not see, or None."""
-        ...
-
-
 Timeline = list[tuple[int | None, dict[str, Any]]]  # (None, record) or (seat, message to it)
+
+# what the contract asks of a registry entry and of its states (checked first, by name)
+GAME_MEMBERS = (
+    "name", "title", "min_players", "max_players", "options_model", "wire", "viewer_js", "opponents",
+    "parse_options", "new_game", "final", "hello_fields", "auditor", "statistics", "render_text",
+    "positions", "action_label",
+)  # fmt: skip
+STATE_MEMBERS = (
+    "players", "round", "begin", "acting", "turn", "legal_actions", "parse_action", "forced_action",
+    "apply", "deal",
+)  # fmt: skip
 
 
 @dataclass
 class Playout:
-    """One seeded random game: its header, every record and every message, in order."""
+    """One seeded random game: its header, every record and every message, in order.
+
+    The timeline holds the replay's records and the game's messages to each seat (its
+    turns and notices; ``game_start`` and ``game_end`` are the referee's own). ``deals``:
+    what ``deal()`` said at the start of each round, by round.
+    """
 
     game: str
     players: int
     seed: int
-    header: dict[str, Any]
+    header: dict[str, Any] = field(default_factory=dict)
     timeline: Timeline = field(default_factory=list)
     state: Any = None
     steps: int = 0
     decisions: int = 0
+    deals: dict[int, Any] = field(default_factory=dict)
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -81,7 +94,7 @@ class Playout:
         return out
 
 
-def _fail(where: str, problem: str) -> None:
+def _fail(where: str, problem: str) -> NoReturn:
     raise ConformanceError(f"{where}: {problem}")
 
 
@@ -114,8 +127,143 @@ def _wire(action: Any) -> dict[str, Any]:
     return dict(action.wire())
 
 
+def require(game: Any) -> None:
+    """Raise ConformanceError naming every member of the contract ``game`` or its state lacks."""
+    name = getattr(game, "name", type(game).__name__)
+    missing = [member for member in GAME_MEMBERS if not hasattr(game, member)]
+    if missing:
+        _fail(str(name), f"the game lacks {', '.join(missing)} (see docs/games.md)")
+    state = game.new_game(game.parse_options({}), game.min_players, 0)
+    missing = [member for member in STATE_MEMBERS if not hasattr(state, member)]
+    if missing:
+        _fail(str(name), f"its state lacks {', '.join(missing)} (see docs/games.md)")
+
+
+class _Checked:
+    """The game's state as the referee sees it in the suite: every call checked, then passed on."""
+
+    def __init__(self, driver: _Driver, state: Any) -> None:
+        self.driver, self.inner = driver, state
+        self.players = state.players
+        self.round = state.round
+
+    def _deal(self) -> None:
+        self.round = self.inner.round
+        self.driver.out.deals.setdefault(self.round, copy.deepcopy(self.inner.deal()))
+
+    def begin(self) -> Any:
+        outcome = self.inner.begin()
+        self._deal()
+        return outcome
+
+    def acting(self) -> tuple[int, ...]:
+        driver, state = self.driver, self.inner
+        acting = tuple(state.acting())
+        where = driver.where()
+        if list(acting) != sorted(set(acting)) or not all(0 <= s < self.players for s in acting):
+            _fail(where, f"acting() must be ascending seats, got {acting!r}")
+        for seat in acting:
+            legal = list(state.legal_actions(seat))
+            if not legal:
+                _fail(where, f"seat {seat} acts but has no legal action")
+            forced = state.forced_action(seat)
+            if driver.check and forced not in legal:
+                _fail(where, f"the forced action {forced} of seat {seat} is not legal")
+        return acting
+
+    def turn(self, seat: int) -> dict[str, Any]:
+        body = self.inner.turn(seat)
+        where = self.driver.where()
+        if not body or next(iter(body)) != "seat" or body["seat"] != seat:
+            _fail(where, f"turn(seat) must begin with 'seat': {seat}")
+        self.driver.out.decisions += 1
+        if self.driver.check:
+            self.driver.check_parsing(seat, list(self.inner.legal_actions(seat)), body, where)
+        return dict(body)
+
+    def legal_actions(self, seat: int) -> Any:
+        return self.inner.legal_actions(seat)
+
+    def parse_action(self, seat: int, reply: Mapping[str, Any]) -> Any:
+        return self.inner.parse_action(seat, reply)
+
+    def forced_action(self, seat: int) -> Any:
+        return self.inner.forced_action(seat)
+
+    def apply(self, actions: Sequence[Any]) -> Any:
+        driver = self.driver
+        where = driver.where()
+        acting = tuple(self.inner.acting())
+        if driver.check:
+            driver.check_illegal_apply(acting, list(actions), where)
+        outcome = self.inner.apply(actions)
+        if len(outcome.actions) != len(acting):
+            _fail(where, f"{len(outcome.actions)} action records for {len(acting)} acting seats")
+        driver.seen.extend(actions)
+        del driver.seen[:-64]
+        driver.out.steps += 1
+        if driver.out.steps > 100_000:
+            _fail(where, "the game does not end")
+        self._deal()
+        return outcome
+
+    def deal(self) -> Any:
+        return self.inner.deal()
+
+
+class _CheckedGame:
+    """The game as the referee sees it in the suite: its results from the state under the checks."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    def final(self, state: _Checked, forfeited: Sequence[bool]) -> Any:
+        return self.game.final(state.inner, forfeited)
+
+    def statistics(self, records: Sequence[Mapping[str, Any]]) -> dict[str, list[float]]:
+        return dict(self.game.statistics(records))
+
+
+class _Scripted:
+    """A seat's player in the suite: answers each turn with a seeded choice from its ``legal``.
+
+    Its ``fault_at``-th turn times out (the referee records the fault and forces the seat).
+    """
+
+    def __init__(self, driver: _Driver, seat: int, fault_at: int | None) -> None:
+        self.driver, self.seat, self.fault_at = driver, seat, fault_at
+        self.name, self.version = f"player{seat}", "1"
+        self.turns = 0
+        self._turn: dict[str, Any] = {}
+
+    def begin(self, game_start: dict[str, Any]) -> None:
+        pass  # the referee's own message: not the game's to check
+
+    def notify(self, message: dict[str, Any]) -> None:
+        if message["type"] != "game_end":  # the referee's own, built from final()
+            self.driver.send(self.seat, message)
+
+    def send_turn(self, turn: dict[str, Any]) -> None:
+        self.turns += 1
+        turn["id"] = self.turns  # as BotSession numbers them on the wire
+        self._turn = turn
+        self.driver.send(self.seat, turn)
+
+    def receive(self) -> tuple[dict[str, Any], float]:
+        if self.turns == self.fault_at:
+            raise BotFault("a scripted fault", FaultKind.TIMEOUT)
+        return {
+            "type": "action",
+            "id": self._turn["id"],
+            **self.driver.policy.choice(self._turn["legal"]),
+        }, 0.0
+
+    def faulted(self) -> str:
+        return ""
+
+
 class _Driver:
-    """Plays one game as the referee does, checking the contract at every step."""
+    """Plays one game through the referee (:func:`harness.referee.play_game`), checking the contract."""
 
     def __init__(
         self,
@@ -124,32 +272,27 @@ class _Driver:
         players: int,
         seed: int,
         policy: random.Random,
-        faults: Mapping[int, int],
-        auditor: Auditor | None,
+        auditor: Any,
         check: bool,
     ) -> None:
         self.game, self.players, self.seed = game, players, seed
-        self.policy, self.faults, self.auditor, self.check = policy, faults, auditor, check
-        self.state = game.new_game(options, players, seed)
-        header = {
-            "type": "header",
-            "format": 1,
-            "game": game.name,
-            **game.hello_fields(options),
-            "options": options.to_dict(),
-            "seed": seed,
-            "players": [{"name": f"player{s}", "version": "1"} for s in range(players)],
-            "match": 1,
-        }
-        self.out = Playout(game.name, players, seed, _copy(header))
-        self.forced = [False] * players
+        self.policy, self.auditor, self.check = policy, auditor, check
+        self.out = Playout(game.name, players, seed)
         self.probe = random.Random(seed)
-        self.asked = [0] * players
         self.seen: list[Any] = []  # actions met earlier: candidates for an illegal apply
-        self.where = f"{game.name} players={players} seed={seed}"
+        self.options = options
+        self.state: Any = None  # the game's own state, once made
 
-    def record(self, record: dict[str, Any]) -> None:
+    def where(self) -> str:
+        return f"{self.game.name} players={self.players} seed={self.seed} step {self.out.steps + 1}"
+
+    def write(self, record: dict[str, Any]) -> None:
+        """The referee's sink: every replay record, in order (header first)."""
         record = _copy(record)
+        if record.get("type") == "header":
+            self.out.header = record
+            return
+        record.pop("ms", None)  # the players' answer times: not the game's, and not repeatable
         self.out.timeline.append((None, record))
         if self.auditor is not None:
             self.auditor.record(record)
@@ -161,79 +304,40 @@ class _Driver:
             problem = self.auditor.message(seat, message)
             if problem:
                 _fail(
-                    f"{self.where} after step {self.out.steps}",
+                    f"{self.game.name} players={self.players} seed={self.seed} after step {self.out.steps}",
                     f"message to seat {seat} leaks: {problem}: {message}",
                 )
 
-    def outcome(self, outcome: Any, acting: Sequence[int]) -> None:
-        for seat, body in zip(acting, outcome.actions, strict=True):
-            record = {"type": "action", "seat": seat, **body}
-            if self.forced[seat]:
-                record["forced"] = True
-            self.record(record)
-        for record in outcome.records:
-            self.record(record)
-        for seat, notice in outcome.notices:
-            if not self.forced[seat]:
-                kind, rest = notice["type"], {k: v for k, v in notice.items() if k != "type"}
-                self.send(seat, {"type": kind, "game": 1, **rest})
+    def run(self, faults: Mapping[int, int]) -> Playout:
+        from harness.protocol.build import header_fields
+        from harness.referee import play_game
+        from harness.replay.records import REPLAY_FORMAT
 
-    def run(self) -> Playout:
-        state = self.state
-        self.outcome(state.begin(), ())
-        while acting := tuple(state.acting()):
-            where = f"{self.where} step {self.out.steps + 1}"
-            if list(acting) != sorted(set(acting)) or not all(0 <= s < self.players for s in acting):
-                _fail(where, f"acting() must be ascending seats, got {acting!r}")
-            chosen = [self.choose(seat, where) for seat in acting]
-            if self.check:
-                self.check_illegal_apply(acting, chosen, where)
-            outcome = state.apply(chosen)
-            if len(outcome.actions) != len(acting):
-                _fail(where, f"{len(outcome.actions)} action records for {len(acting)} acting seats")
-            self.seen.extend(chosen)
-            del self.seen[:-64]
-            self.out.steps += 1
-            self.outcome(outcome, acting)
-            if self.out.steps > 100_000:
-                _fail(where, "the game does not end")
-        self.record(_game_end(self.game, state, self.forced))
-        self.out.state = state
+        game, players = self.game, self.players
+        self.state = game.new_game(self.options, players, self.seed)
+        state = _Checked(self, self.state)
+        seated = [_Scripted(self, seat, faults.get(seat)) for seat in range(players)]
+        header = {
+            "type": "header",
+            "format": REPLAY_FORMAT,
+            **header_fields(game, self.options),
+            "seed": self.seed,
+        }
+        header["match"] = 1
+        try:
+            play_game(_CheckedGame(game), state, seated, self, header=header, game_no=1, seeds=[0] * players)  # type: ignore[arg-type]
+        except ConformanceError:
+            raise
+        except Exception as err:  # the game's own bug, named where it happened
+            _fail(self.where(), f"the game raised {type(err).__name__}: {err}")
+        self.out.state = state.inner
         return self.out
 
-    def choose(self, seat: int, where: str) -> Any:
-        state = self.state
-        legal = list(state.legal_actions(seat))
-        if not legal:
-            _fail(where, f"seat {seat} acts but has no legal action")
-        forced = state.forced_action(seat)
-        if self.check and forced not in legal:
-            _fail(where, f"the forced action {forced} of seat {seat} is not legal")
-        if self.forced[seat]:
-            return forced
-        self.asked[seat] += 1
-        turn = {"type": "turn", "id": self.asked[seat], "game": 1, **state.turn(seat)}
-        if list(turn)[3] != "seat" or turn["seat"] != seat:
-            _fail(where, f"turn(seat) must begin with 'seat': {seat}")
-        self.send(seat, turn)
-        self.out.decisions += 1
-        if self.check:
-            self.check_parsing(seat, legal, turn, where)
-        if self.asked[seat] == self.faults.get(seat):
-            # as the referee does after a fault: recorded at once, this turn is forced too
-            self.forced[seat] = True
-            self.record(
-                {"type": "fault", "seat": seat, "kind": "timeout", "detail": "a scripted fault", "stderr": ""}
-            )
-            return forced
-        reply = {"type": "action", "id": turn["id"], **self.policy.choice(turn["legal"])}
-        return state.parse_action(seat, reply)
-
-    def check_parsing(self, seat: int, legal: list[Any], turn: dict[str, Any], where: str) -> None:
+    def check_parsing(self, seat: int, legal: list[Any], turn: Mapping[str, Any], where: str) -> None:
         state = self.state
         before = _fingerprint(state)
         wires = [_wire(action) for action in legal]
-        if wires != turn["legal"]:
+        if wires != _copy(turn["legal"]):
             _fail(
                 where,
                 f"turn['legal'] of seat {seat} differs from legal_actions(): {turn['legal']} vs {wires}",
@@ -278,16 +382,9 @@ class _Driver:
 
 def _game_end(game: Any, state: Any, forfeited: Sequence[bool]) -> dict[str, Any]:
     """The referee's game_end record for a finished ``state``."""
-    placements = game.placements(state, forfeited)
-    return {
-        "type": "game_end",
-        "scores": list(state.scores),
-        "winners": [s for s, place in enumerate(placements) if place == 1 and not forfeited[s]],
-        "placements": placements,
-        "forfeited": list(forfeited),
-        "adjudicated": state.adjudicated,
-        "rounds": state.round,
-    }
+    from harness.protocol.build import game_end_record
+
+    return game_end_record(game.final(state, forfeited), forfeited)
 
 
 def playout(
@@ -300,16 +397,15 @@ def playout(
     faults: Mapping[int, int] | None = None,
     check: bool = True,
 ) -> Playout:
-    """Play one seeded random game of ``game``; with ``check``, verify the contract at each step.
+    """Play one seeded random game of ``game`` through the referee; with ``check``, verify the contract.
 
     ``faults``: seat → the number of its turn at which it faults (forced from then on).
     Raise ConformanceError naming the step where the game broke the contract.
     """
     parsed = game.parse_options(dict(options or {}))
-    factory: Callable[[int], Auditor] | None = getattr(game, "auditor", None)
-    auditor = factory(players) if factory is not None and check else None
-    driver = _Driver(game, parsed, players, seed, random.Random(policy_seed), faults or {}, auditor, check)
-    return driver.run()
+    auditor = game.auditor(players) if check else None
+    driver = _Driver(game, parsed, players, seed, random.Random(policy_seed), auditor, check)
+    return driver.run(faults or {})
 
 
 def replay_check(game: Any, out: Playout) -> None:
@@ -362,7 +458,7 @@ def replay_check(game: Any, out: Playout) -> None:
     for record in records:
         if record.get("type") == "action" and record.get("forced"):
             forfeited[record["seat"]] = True
-    take(_game_end(game, state, forfeited))
+    take(_copy(_game_end(game, state, forfeited)))
     if index != len(records):
         _fail(f"{out.game} seed={out.seed}", f"{len(records) - index} records after game_end")
 
@@ -370,7 +466,9 @@ def replay_check(game: Any, out: Playout) -> None:
 def file_round_trip(game: Any, out: Playout, folder: Path) -> None:
     """Write ``out`` with the replay writer, read it back and verify it; a tampered record must be named.
 
-    Raise ConformanceError if the file does not verify, or if verify misses the tampering.
+    Two tamperings, neither assuming a record of the game's: a score of ``game_end`` one
+    point off, and (for a game with records of its own) its last such record dropped.
+    Raise ConformanceError if the file does not verify, or if verify misses a tampering.
     """
     from harness.replay.io import ReplayWriter, read_replay  # the harness's own files, not the rules'
     from harness.replay.verify import verify
@@ -381,18 +479,29 @@ def file_round_trip(game: Any, out: Playout, folder: Path) -> None:
     for row in rows:
         writer.write(row)
     writer.commit()
-    problem = verify(read_replay(path))
+    try:
+        problem = verify(read_replay(path))
+    except Exception as err:
+        _fail(
+            f"{out.game} seed={out.seed}", f"its replay file does not read back: {type(err).__name__}: {err}"
+        )
     if problem is not None:
         _fail(f"{out.game} seed={out.seed}", f"its replay file does not verify: {problem}")
-    # one score of the last round_end, one point off: verify must name that very line
-    index = max(i for i, row in enumerate(rows) if row["type"] == "round_end")
-    tampered = _copy(rows)
-    tampered[index]["scores"][0] += 1
-    bad = folder / f"{out.game}-{out.players}p-{out.seed}-tampered.jsonl"
-    bad.write_text("".join(json.dumps(row) + "\n" for row in tampered), encoding="utf-8")
-    problem = verify(read_replay(bad))
-    if problem is None or problem.index != index + 1:
-        _fail(f"{out.game} seed={out.seed}", f"verify gave {problem} for a tampered line {index + 1}")
+    end = len(rows) - 1
+    scored = _copy(rows)
+    scored[end]["scores"][0] += 1
+    tamperings = [(scored, end, "a game_end score one point off")]
+    own = [i for i, row in enumerate(rows) if row["type"] not in ("header", "action", "fault", "game_end")]
+    if own:
+        dropped = _copy(rows)
+        del dropped[own[-1]]
+        tamperings.append((dropped, own[-1], f"its last {rows[own[-1]]['type']} record dropped"))
+    for number, (tampered, index, what) in enumerate(tamperings):
+        bad = folder / f"{out.game}-{out.players}p-{out.seed}-tampered{number}.jsonl"
+        bad.write_text("".join(json.dumps(row) + "\n" for row in tampered), encoding="utf-8")
+        problem = verify(read_replay(bad))
+        if problem is None or problem.index != index + 1:
+            _fail(f"{out.game} seed={out.seed}", f"verify gave {problem} for line {index + 1}: {what}")
 
 
 @dataclass(frozen=True)
@@ -420,11 +529,13 @@ def check_game(
     seed: int = 0,
     options: Sequence[Mapping[str, object]] = ({},),
 ) -> Report:
-    """Run the whole suite on ``game``: checked playouts at every player count, determinism, replay.
+    """Run the whole suite on ``game``: its members, checked playouts at every player count,
+    determinism, duplicate deals, replay.
 
     Raise ConformanceError at the first broken rule of the contract.
     """
     start = time.perf_counter()
+    require(game)
     counts = range(game.min_players, game.max_players + 1)
     steps = decisions = played = 0
     for index in range(games):
@@ -437,9 +548,18 @@ def check_game(
         )
         if first.lines() != again.lines():
             diff = next(
-                i for i, (a, b) in enumerate(zip(first.lines(), again.lines(), strict=False)) if a != b
+                (i for i, (a, b) in enumerate(zip(first.lines(), again.lines(), strict=False)) if a != b),
+                min(len(first.lines()), len(again.lines())),
             )
             _fail(f"{game.name} seed={seed + index}", f"the same seed gave another game (line {diff + 1})")
+        other = playout(game, players, seed + index, options=raw, policy_seed=index + 7919, check=False)
+        for round_no in sorted(first.deals.keys() & other.deals.keys()):
+            if first.deals[round_no] != other.deals[round_no]:
+                _fail(
+                    f"{game.name} seed={seed + index} round {round_no}",
+                    "the deal differs when the players play otherwise: a round's deal must depend "
+                    f"only on the seed and the round ({first.deals[round_no]!r} vs {other.deals[round_no]!r})",
+                )
         replay_check(game, first)
         with tempfile.TemporaryDirectory(prefix="conformance-") as folder:
             file_round_trip(game, first, Path(folder))

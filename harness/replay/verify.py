@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from harness.games import BadOptions, IllegalAction, InvalidReply, get_game
 from harness.games.base import Game, GameState
-from harness.referee import winners
+from harness.protocol.build import game_end_record
 
 _ENVELOPE = {"type", "seat", "forced", "ms"}  # an action record's fields that are the referee's
 
@@ -38,7 +38,7 @@ def _body(record: BaseModel) -> dict[str, Any]:
 class _Replay:
     """The rules' side of a replay being checked: the state, the records due, the faults."""
 
-    def __init__(self, game: Game, state: GameState) -> None:
+    def __init__(self, game: Game[Any, Any], state: GameState[Any]) -> None:
         self.game = game
         self.state = state
         self.expected: deque[dict[str, Any]] = deque(state.begin().records)
@@ -92,15 +92,8 @@ class _Replay:
         state = self.state
         if state.acting():
             return "game_end while the game goes on"
-        want_placements = self.game.placements(state, self.forfeited)
-        want = {
-            "scores": state.scores,
-            "winners": winners(want_placements, self.forfeited),
-            "placements": want_placements,
-            "forfeited": self.forfeited,
-            "adjudicated": state.adjudicated,
-            "rounds": state.round,
-        }
+        want = game_end_record(self.game.final(state, self.forfeited), self.forfeited)
+        del want["type"]
         got = record.model_dump(exclude={"type"})
         if got != want:
             return f"game_end {got} but the rules give {want}"

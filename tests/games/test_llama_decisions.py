@@ -359,7 +359,7 @@ def test_placements(scores: list[int], forfeited: list[bool], want: list[int]) -
     assert placements(scores, forfeited) == want
     state = LLAMA_GAME.new_game(LLAMA_GAME.parse_options({}), len(scores), 1)
     state.scores = list(scores)
-    assert LLAMA_GAME.placements(state, forfeited) == want
+    assert LLAMA_GAME.final(state, forfeited).placements == want
 
 
 # -- options -----------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def play(bots: list[PipeBot], seed: int, game_no: int) -> list[int]:
             assert reply["type"] == "action" and reply["id"] == turn_id, reply
             actions.append(state.parse_action(seat, reply))  # raises if not legal
         tell(state.apply(actions))
-    placements = LLAMA_LLAMA_GAME.placements(state, [False] * n)
+    placements = LLAMA_LLAMA_GAME.final(state, [False] * n).placements
     for bot in bots:
         bot.send(
             {

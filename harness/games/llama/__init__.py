@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from harness.games.base import BadOptions, GameState, Position, Wire
+from harness.games.base import BadOptions, Final, GameState, Position, Wire
 from harness.games.llama import positions as _positions
 from harness.games.llama.audit import Auditor
 from harness.games.llama.records import Record
@@ -17,6 +17,7 @@ from harness.games.llama.render import render_text
 from harness.games.llama.rules import (
     MAX_PLAYERS,
     MIN_PLAYERS,
+    Action,
     NextStarter,
     Options,
     Variant,
@@ -25,6 +26,7 @@ from harness.games.llama.rules import (
 )
 from harness.games.llama.state import LlamaState
 from harness.games.llama.wire import FromBot, RulesOptions, ToBot
+from harness.games.samples import sample_bots
 
 
 class LlamaGame:
@@ -34,7 +36,6 @@ class LlamaGame:
     title = "L.L.A.M.A."
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
-    higher_wins = False
     options_model: type[BaseModel] = RulesOptions
     wire = Wire(to_bot=ToBot, from_bot=FromBot, records=Record)
     viewer_js: Path = Path(__file__).with_name("viewer.js")
@@ -69,8 +70,16 @@ class LlamaGame:
     def new_game(self, options: Options, players: int, seed: int) -> LlamaState:
         return LlamaState(options, players, partial(seeded_deal, options.variant, players, seed))
 
-    def placements(self, state: GameState, forfeited: Sequence[bool]) -> list[int]:
-        return placements(state.scores, forfeited)
+    def opponents(self) -> tuple[Path, ...]:
+        """Check-bot's opponents: the random and the heuristic sample bots."""
+        return sample_bots("random", "heuristic")
+
+    def final(self, state: GameState[Action], forfeited: Sequence[bool]) -> Final:
+        """Penalty points, the lowest first; adjudicated when the round cap ended it."""
+        if not isinstance(state, LlamaState):
+            raise TypeError(f"not a L.L.A.M.A. state: {type(state).__name__}")
+        scores = list(state.scores)
+        return Final(scores, placements(scores, forfeited), state.adjudicated, state.round)
 
     def hello_fields(self, options: Options) -> dict[str, Any]:
         """The variant, after ``game`` in hello and in the replay header (protocol v1)."""
@@ -93,7 +102,7 @@ class LlamaGame:
         """The replay as text blocks, one per step (the terminal's ``replay``)."""
         return render_text(records, seat)
 
-    def action_label(self, action: Any) -> str:
+    def action_label(self, action: Action) -> str:
         """An action as people read it: "play 3", "draw", "quit"."""
         return str(action)
 

@@ -86,7 +86,6 @@ class LlamaState:
         self.quit = [False] * players
         self.current: int | None = None
         self.starter = 0
-        self.last_actor = 0
         self.last_player_to_play: int | None = None
         self.over = False
         self.adjudicated = False
@@ -100,6 +99,7 @@ class LlamaState:
         self._legal: list[Action] | None = None
         self._wire: list[dict[str, object]] = []
         self._ids: frozenset[int] = frozenset()
+        self._dealt: Deal | None = None
         self._opening = self._start_round(0)
 
     # -- the turn model ---------------------------------------------------------------
@@ -141,11 +141,6 @@ class LlamaState:
         ]
         self._sorted = [sorted(hand) for hand in self.hands]
 
-    def can_draw(self) -> bool:
-        if not self.stock:
-            return False
-        return self.quit.count(False) > 1
-
     def legal_actions(self, seat: int | None = None) -> list[Action]:
         """The legal actions of the seat to move (none for another seat): plays, draw, quit.
 
@@ -157,18 +152,12 @@ class LlamaState:
             self._legal, self._wire, self._ids = self._lookup()
         return self._legal
 
-    def legal_wire(self) -> list[dict[str, object]]:
-        """The legal actions as sent to a bot (shared lists: do not mutate them)."""
-        if self._legal is None:
-            self._legal, self._wire, self._ids = self._lookup()
-        return self._wire
-
     def _lookup(self) -> _Legal:
         if self.current is None:
             return _NONE
         top = self.discard
         hand = self.hands[self.current]
-        key = (top, top in hand, top % 7 + 1 in hand, bool(self.stock) and self.quit.count(False) > 1)  # can_draw()
+        key = (top, top in hand, top % 7 + 1 in hand, bool(self.stock) and self.quit.count(False) > 1)  # a draw: a stock, and another seat still in
         found = _LEGAL.get(key)
         if found is None:
             actions = [PLAY[card] for card, held in ((top, key[1]), (next_card(top), key[2])) if held]
@@ -263,7 +252,6 @@ class LlamaState:
         public = self.public
         public.append(event)
         self.cursor[seat] = len(public)
-        self.last_actor = seat
         if not hand or (kind is not _PLAY and kind is not _DRAW and all(self.quit)):  # only a quit ends it so
             return self._end_round(seat, record)
         # the next seat that has not quit (one has: else the round would have ended)
@@ -279,7 +267,7 @@ class LlamaState:
 
     def _start_round(self, first: int) -> dict[str, Any]:
         self.round += 1
-        deal = self._dealer(self.round)
+        deal = self._dealt = self._dealer(self.round)
         if len(deal.hands) != self.players or any(len(h) != HAND_SIZE for h in deal.hands):
             raise ValueError(f"round {self.round}: the deal does not fit {self.players} players")
         self.hands = [list(hand) for hand in deal.hands]
@@ -350,6 +338,10 @@ class LlamaState:
         return ender
 
     # -- what a seat may see ----------------------------------------------------------
+
+    def deal(self) -> Deal | None:
+        """The current round's deal (from the dealer: the seed and the round alone)."""
+        return self._dealt
 
     def view(self, seat: int) -> dict[str, Any]:
         """Return everything ``seat`` may see now, and nothing more (what a player at a real table sees)."""

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.games.base import BadOptions, GameState, Position
+from harness.games.base import BadOptions, Final, GameState, Position
 from harness.games.llama_llama.audit import Auditor
 from harness.games.llama_llama.cards import (
     CardSet,
@@ -30,6 +30,7 @@ from harness.games.llama_llama.rules import (
 )
 from harness.games.llama_llama.state import Action, LlamaLlamaState
 from harness.games.llama_llama.wire import WIRE
+from harness.games.samples import sample_bots
 
 
 class OptionsModel(BaseModel):
@@ -69,7 +70,6 @@ class LlamaLlamaGame:
     title = "Llama Llama"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
-    higher_wins = True
     options_model: type[BaseModel] = OptionsModel
     wire = WIRE
     viewer_js: Path = Path(__file__).with_name("viewer.js")
@@ -90,12 +90,17 @@ class LlamaLlamaGame:
     def new_game(self, options: Options, players: int, seed: int) -> LlamaLlamaState:
         return LlamaLlamaState(options, players, seed)
 
-    def placements(self, state: GameState, forfeited: Sequence[bool]) -> list[int]:
-        """By total, then by the final round's score; forfeited seats last."""
+    def opponents(self) -> tuple[Path, ...]:
+        """Check-bot's opponents: the sample bots that play Llama Llama."""
+        return sample_bots("llama_llama_heuristic", "llama_llama_node", "llama_llama_random")
+
+    def final(self, state: GameState[Action], forfeited: Sequence[bool]) -> Final:
+        """Totals, the highest first, then the final round's score; forfeited seats last."""
         if not isinstance(state, LlamaLlamaState):
             raise TypeError(f"not a Llama Llama state: {type(state).__name__}")
-        final = state.round_scores[-1] if state.round_scores else [0] * state.players
-        return placements(state.scores, final, forfeited)
+        last = state.round_scores[-1] if state.round_scores else [0] * state.players
+        scores = list(state.scores)
+        return Final(scores, placements(scores, last, forfeited), state.adjudicated, state.round)
 
     def hello_fields(self, options: Options) -> dict[str, Any]:
         # the card set travels in hello.options.card_set (bots need the faces); nothing else
@@ -109,7 +114,7 @@ class LlamaLlamaGame:
         """Check-bot's positions: states a bot must handle."""
         return positions(options or self.parse_options({}))
 
-    def action_label(self, action: Any) -> str:
+    def action_label(self, action: Action) -> str:
         return str(action)
 
     def auditor(self, players: int) -> Auditor:

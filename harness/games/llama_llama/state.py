@@ -81,6 +81,7 @@ class LlamaLlamaState:
         self.displays: list[int] = []  # goal card by display (index 0 = display 1)
         self.revealed = 0  # displays turned face up this round
         self._chance = random.Random()
+        self._dealt: tuple[tuple[int, ...], ...] = ()  # this round's hands as dealt
         self._begun = False
         self._sides = [options.card_set.side(d, players) for d in range(1, HOLDERS + 1)]
         # per seat, for the step under way: the legal actions, and their wire form (a turn
@@ -246,6 +247,10 @@ class LlamaLlamaState:
         into["displays"], into["ring"], into["scores"], into["round_scores"] = public
         return into
 
+    def deal(self) -> tuple[tuple[int, ...], ...]:
+        """The hands dealt this round (seats, then dummies): from the seed and the round alone."""
+        return self._dealt
+
     def __getstate__(self) -> dict[str, Any]:
         """The state without what is worked out per step (a copy, or a fingerprint, is the game itself)."""
         return {key: value for key, value in self.__dict__.items() if key not in _STEP_CACHES}
@@ -291,6 +296,7 @@ class LlamaLlamaState:
         random.Random(f"llama-llama:{self.seed}:{self.round}").shuffle(deck)
         self._chance = random.Random(f"llama-llama:{self.seed}:{self.round}:chance")
         self.hands = [deck[DEAL * h : DEAL * (h + 1)] for h in range(HOLDERS)]
+        self._dealt = tuple(tuple(hand) for hand in self.hands)
         self.ring = ring_of(self.players, dummy_place(self.players, self.round, self.scores, self._chance))
         self.phase = GOAL
         self.goal = [None] * self.players

@@ -270,7 +270,6 @@ class RoundEndRecord(_Out):
     breakdown: list[list[GoalScore]] = Field(description="By seat, then display")
 
 
-GameRecordType = RoundStartRecord | ActionRecord | GoalsRecord | RevealRecord | PassRecord | RoundEndRecord
 Record = base.record_union(Header, RoundStartRecord, ActionRecord, GoalsRecord, RevealRecord, PassRecord, RoundEndRecord)
 RECORD: TypeAdapter[Any] = TypeAdapter(Record)
 
