@@ -10,11 +10,11 @@ from pydantic import TypeAdapter
 
 from harness.bots.manifest import Manifest
 from harness.errors import HarnessError
-from harness.games import DEFAULT_GAME, REGISTRY
+from harness.games import BUILT_IN, DEFAULT_GAME, REGISTRY
 
 
 def schemas() -> dict[str, dict[str, Any]]:
-    """File name → schema, for every schema the harness publishes: each game's, and the manifest's.
+    """File name → schema, for every schema the harness publishes: each shipped game's, and the manifest's.
 
     A game's files are ``<game>-protocol-to-bot``, ``<game>-protocol-from-bot`` and
     ``<game>-replay``; the default game keeps the names it was first published under.
@@ -30,7 +30,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         }
 
     out: dict[str, dict[str, Any]] = {}
-    for name in sorted(REGISTRY):
+    for name in sorted(BUILT_IN):  # a game from LLAMA_HARNESS_GAMES publishes its own
         game = REGISTRY[name]
         prefix, of = ("", "") if name == DEFAULT_GAME else (f"{name}-", f" ({game.title})")
         out[f"{prefix}protocol-to-bot.schema.json"] = titled(

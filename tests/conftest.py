@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import third_game  # noqa: F401  (before the harness: it registers rock-paper-scissors)
 
 from harness.errors import BotFault, FaultKind
 from harness.games.llama import LLAMA_GAME

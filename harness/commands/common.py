@@ -114,14 +114,14 @@ def _rule_value(text: str) -> object:
     return value if isinstance(value, (int, float, bool, list, dict)) else text
 
 
-def parse_rule(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, object]:
-    """``--rule KEY=VALUE`` (repeatable) as a mapping; a malformed one is a usage error naming it."""
+def parse_rules(values: tuple[str, ...]) -> dict[str, object]:
+    """``--rule KEY=VALUE`` values as a mapping; BadOptions naming one that is not KEY=VALUE."""
     rules: dict[str, object] = {}
     for item in values:
         key, sep, text = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep or not key:
-            raise click.BadParameter(f"{item!r} is not KEY=VALUE (e.g. --rule end_score=30)")
+            raise BadOptions(f"--rule {item!r} is not KEY=VALUE (e.g. --rule end_score=30)")
         rules[key] = _rule_value(text)
     return rules
 
@@ -151,7 +151,6 @@ def rules_options(func: F) -> F:
             "rule",
             multiple=True,
             metavar="KEY=VALUE",
-            callback=parse_rule,
             help="A rules option of the game played (repeatable), validated by that game; "
             "VALUE is JSON when it reads as a number, true/false, an array or object, else text.",
         )
@@ -193,7 +192,7 @@ def collect_rules(kwargs: dict[str, Any]) -> dict[str, Any]:
     A key given both ways is a one-line error (which value would win is not obvious).
     """
     flags = {key: value for key in _rule_options() if (value := kwargs.pop(key, None)) is not None}
-    given: dict[str, object] = kwargs.pop("rule", None) or {}
+    given = parse_rules(kwargs.pop("rule", None) or ())
     for key in given:
         if key in flags:
             raise BadOptions(f"{key}: given both as --{key.replace('_', '-')} and as --rule")

@@ -32,7 +32,9 @@ class Disagreement:
 
 
 def _body(record: BaseModel) -> dict[str, Any]:
-    return {k: v for k, v in record.model_dump(mode="json").items() if v is not None}
+    # the fields the line holds: a default it left out is not there, an explicit null is
+    body: dict[str, Any] = record.model_dump(mode="json", exclude_unset=True)
+    return body
 
 
 class _Replay:

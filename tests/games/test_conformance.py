@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from harness.games import REGISTRY
+from harness.games import BUILT_IN, REGISTRY
 from harness.games.base import IllegalAction
 from harness.games.conformance import (
     ConformanceError,
@@ -34,13 +34,16 @@ GAMES = list(REGISTRY.values())
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_every_game_conforms(game: Any) -> None:
     report = check_game(game, games=9)
-    assert report.games == 9 and report.decisions > 9 * 10
+    # no assumption of rounds or seat counts: every game has at least one decision
+    assert report.games == 9 and report.decisions >= 9 and report.steps >= 9
     assert report.games_per_second > 0
 
 
 @pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_the_golden_playthrough_is_unchanged(game: Any) -> None:
     path = golden_path(GOLDEN, game.name)
+    if game.name not in BUILT_IN and not path.is_file():
+        pytest.skip(f"{game.name} declares no golden playthrough (a shipped game must)")
     assert path.is_file(), f"no golden file: run python -m harness.games.conformance --regenerate {game.name}"
     expected = path.read_text(encoding="utf-8")
     assert golden_text(game) == expected, (
@@ -226,9 +229,9 @@ def test_the_llama_auditor_catches_a_leak(state_class: type[LlamaState], message
         check_game(_BrokenLlama(state_class), games=12)
 
 
-@pytest.mark.parametrize("game", [g for g in GAMES if hasattr(g, "positions")], ids=lambda g: g.name)
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: g.name)
 def test_every_check_bot_position_is_a_turn_of_its_seat(game: Any) -> None:
-    assert len(game.positions()) >= 3
+    assert len(game.positions()) >= 1
     for position in game.positions():
         assert position.seat in position.state.acting(), position.name
         labels = tuple(game.action_label(a) for a in position.state.legal_actions(position.seat))
