@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.games import get_game  # noqa: E402
+from harness.protocol.build import header_fields  # noqa: E402
 from harness.referee import play_game  # noqa: E402
 from harness.replay.batch import expand, verify_many  # noqa: E402
 from harness.replay.io import ReplayWriter  # noqa: E402
@@ -59,9 +60,7 @@ def write_replays(folder: Path, count: int) -> None:
         header = {
             "type": "header",
             "format": REPLAY_FORMAT,
-            "game": game.name,
-            **game.hello_fields(options),
-            "options": options.to_dict(),
+            **header_fields(game, options),
             "seed": number,
             "match": 1,
         }

@@ -72,6 +72,52 @@ def known_game(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
+# the commands' own options: a game's option of such a name gets no flag (only --rule)
+COMMAND_OPTIONS = frozenset(
+    [
+        "alpha",
+        "anchor",
+        "at",
+        "beta",
+        "bot",
+        "check",
+        "cluster",
+        "confidence",
+        "dir",
+        "dump",
+        "force",
+        "format",
+        "game",
+        "games",
+        "gauntlet",
+        "gzip",
+        "html",
+        "jobs",
+        "move_time",
+        "opponent",
+        "out",
+        "rule",
+        "runtime",
+        "runtimes",
+        "sandbox",
+        "seat",
+        "seed",
+        "sprt",
+        "startup_time",
+        "step",
+        "table_size",
+        "tls_ca_file",
+        "tls_cert",
+        "tls_key",
+        "trust_bots",
+        "until_decided",
+        "verify",
+        "duplicate",
+        "compress",
+    ]
+)
+
+
 def _rule_options() -> dict[str, Callable[[F], F]]:
     """One ``--flag`` per rules option of the registered games, from their options models.
 
@@ -83,7 +129,8 @@ def _rule_options() -> dict[str, Callable[[F], F]]:
     found: dict[str, list[tuple[str, Any]]] = {}
     for name in sorted(REGISTRY):
         for key, info in REGISTRY[name].options_model.model_fields.items():
-            found.setdefault(key, []).append((name, info))
+            if key not in COMMAND_OPTIONS:  # a flag the commands have: that option goes by --rule
+                found.setdefault(key, []).append((name, info))
     out: dict[str, Callable[[F], F]] = {}
     for key, owners in found.items():
         kind: Any = click.INT if all(info.annotation is int for _, info in owners) else str
