@@ -122,8 +122,6 @@ def copy_bot(source: Path, dest: Path, *, name: str | None = None, env: dict[str
         f"version = {json.dumps(raw.get('version', '0'))}",
         f"command = {json.dumps(command)}",
     ]
-    if "games" in raw:  # what it plays (a copy of a Llama Llama or rps bot still plays it)
-        lines.append(f"games = {json.dumps(raw['games'])}")
     merged = {**raw.get("env", {}), **(env or {})}
     if merged:
         lines.append("[env]")

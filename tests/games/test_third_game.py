@@ -23,6 +23,13 @@ from harness.games.conformance import check_game
 BOT = RPS / "bots" / "rps_random"
 
 
+def rps_bot(dest: Path, name: str) -> Path:
+    """A copy of the rps sample bot (copy_bot writes name, version and command only)."""
+    folder = copy_bot(BOT, dest / name, name=name)
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + 'games = ["rps"]\n')
+    return folder
+
+
 def test_the_tests_register_it_and_the_harness_does_not_ship_it() -> None:
     assert "rps" in REGISTRY and "rps" not in BUILT_IN
     assert type(REGISTRY["rps"]).__module__.startswith("llama_harness_game_")
@@ -50,7 +57,7 @@ def test_a_process_started_with_the_variable_knows_it_and_a_bad_entry_is_a_warni
 
 
 def test_check_bot_plays_the_sample_bot_against_the_games_own_opponents(tmp_path: Path) -> None:
-    bot = copy_bot(BOT, tmp_path / "mine", name="mine")
+    bot = rps_bot(tmp_path, "mine")
     result = invoke("check-bot", bot, "-n", "2", "--sandbox", "none", "--move-time", "10")
     assert result.exit_code == 0, result.output
     assert "PASS position: round 3, after a loss and a draw" in result.output
@@ -61,7 +68,7 @@ def test_check_bot_plays_the_sample_bot_against_the_games_own_opponents(tmp_path
 def match(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A match of two rps bots: the lizard-spock variant (a flag L.L.A.M.A. has too), 3 rounds."""
     root = tmp_path_factory.mktemp("rps-match")
-    bots = [copy_bot(BOT, root / name, name=name) for name in ("ann", "bob")]
+    bots = [rps_bot(root, name) for name in ("ann", "bob")]
     out = root / "out"
     result = invoke(
         "match", *bots, "--game", "rps", "--variant", "lizard-spock", "--rule", "rounds=3",
@@ -99,7 +106,7 @@ def test_its_replays_verify_render_and_rebuild(match: Path, tmp_path: Path) -> N
 
 
 def test_a_bad_rules_option_names_the_key_and_the_game(tmp_path: Path) -> None:
-    bots = [copy_bot(BOT, tmp_path / name, name=name) for name in ("ann", "bob")]
+    bots = [rps_bot(tmp_path, name) for name in ("ann", "bob")]
     base = ("match", *bots, "--game", "rps", "--out", tmp_path / "o", "--sandbox", "none")
     one_error(invoke(*base, "--rule", "rounds=0"), "rules option of rps: ", "rounds")
     one_error(invoke(*base, "--rule", "pieces=3"), "rules option of rps: ", "pieces")
