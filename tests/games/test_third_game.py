@@ -114,3 +114,18 @@ def test_a_bad_rules_option_names_the_key_and_the_game(tmp_path: Path) -> None:
     one_error(invoke(*base, "--end-score", "30"), "rules option of rps: ", "end_score")
     one_error(invoke(*base, "--rule", "rounds=2", "--rule", "rounds"), "--rule 'rounds' is not KEY=VALUE")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_league_of_it_runs_and_its_replays_verify(tmp_path: Path) -> None:
+    folder = tmp_path / "bots"
+    for name in ("ann", "bob", "cy"):
+        rps_bot(folder, name)
+    out = tmp_path / "league"
+    result = invoke(
+        "league", folder, "--game", "rps", "--rule", "rounds=2", "--games", "6", "--jobs", "1",
+        "--out", out, "--sandbox", "none", "--move-time", "10",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert invoke("replay", "--verify", out).stdout == "6 replays: 6 ok, 0 bad\n"
+    header = json.loads(sorted(out.rglob("*.jsonl"))[0].read_text().splitlines()[0])
+    assert header["game"] == "rps" and header["options"] == {"rounds": 2, "variant": "classic"}
