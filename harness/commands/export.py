@@ -1,0 +1,47 @@
+"""``llama-harness export``: a league or match in one file (ZIP of replays + index), or its results as CSV/PGN."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from harness.commands.common import friendly
+from harness.errors import HarnessError
+
+_SUFFIXES = {".csv": "csv", ".pgn": "pgn"}
+
+
+@click.command("export")
+@click.argument("source", type=click.Path(path_type=Path))
+@click.option(
+    "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="The file to write."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["zip", "csv", "pgn"]),
+    default=None,
+    help="zip: every game in one file that replay and report read; csv: a row per game and seat; "
+    "pgn: a result per pair of seats, for Ordo and BayesElo [default: from --out's suffix, else zip].",
+)
+@friendly
+def export(source: Path, out: Path, fmt: str | None) -> None:
+    """Write the games of the league or match in SOURCE into one file (SOURCE may be an export for csv/pgn)."""
+    from harness.export import is_export, write_export, write_table
+
+    fmt = fmt or _SUFFIXES.get(out.suffix.lower(), "zip")
+    if source.is_dir():
+        pass
+    elif is_export(source):
+        if fmt == "zip":
+            raise HarnessError(f"{source}: already an export; --format csv or pgn turns it into a table")
+    elif source.exists():
+        raise HarnessError(f"{source}: neither a league or match folder nor an export")
+    else:
+        raise HarnessError(f"{source}: no such league or match folder")
+    if fmt == "zip":
+        path, games = write_export(source, out)
+    else:
+        path, games = write_table(source, out, fmt)  # type: ignore[arg-type]
+    click.echo(f"wrote {path}: {games} games ({fmt})")
