@@ -17,7 +17,8 @@ EXPORT_FORMAT = "llama-harness-export"
 EXPORT_VERSION = 1
 INDEX_NAME = "index.jsonl"  # the index member; the replays are under replays/
 # a member name: the league's own relative replay path, never absolute, never up a folder
-MEMBER_PATTERN = r"^replays/([A-Za-z0-9._-]+/)*[A-Za-z0-9._-]+\.jsonl$"
+# (no part starts with a dot: ``report`` writes faulted games' replays under these paths)
+MEMBER_PATTERN = r"^replays/([A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-][A-Za-z0-9._-]*\.jsonl$"
 
 
 class _Record(BaseModel):
