@@ -220,3 +220,39 @@ def test_a_damaged_export_is_one_line_never_a_hang(exported: Path, tmp_path: Pat
     fifo = tmp_path / "fifo.zip"
     os.mkfifo(fifo)
     one_error(invoke("replay", fifo, "--game", 1), "is not an export")
+
+
+def test_a_damaged_archive_raises_only_one_line_errors(exported: Path, tmp_path: Path) -> None:
+    """Seeded byte flips and cuts anywhere in the archive: a HarnessError or a game's problem, nothing else."""
+    import random
+
+    from harness.errors import HarnessError
+    from harness.export import open_export
+    from harness.export.check import verify_export
+
+    data = exported.read_bytes()
+    rng = random.Random(7)
+    refused = problems = 0
+    for _ in range(200):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        if rng.random() < 0.2:
+            damaged = damaged[: rng.randrange(len(damaged))]
+        path = tmp_path / "damaged.zip"
+        path.write_bytes(bytes(damaged))
+        try:
+            with open_export(path) as export:
+                problems += sum(v.problem is not None for v in verify_export(export))
+        except HarnessError as err:
+            assert "\n" not in str(err)
+            refused += 1
+    assert refused > 50 and problems > 0  # both ways were taken
+
+
+def test_reproduce_a_decision_from_an_export(league: Path, exported: Path) -> None:
+    game = _index(exported)[1]
+    mine = invoke("replay", exported, "--game", game["game"], "--at", 2, "--seat", 0, "--dump", "-")
+    theirs = invoke("replay", league / game["replay"], "--at", 2, "--seat", 0, "--dump", "-")
+    assert mine.exit_code == 0 and theirs.exit_code == 0, (mine.output, theirs.output)
+    assert mine.stdout == theirs.stdout and mine.stdout.count("\n") >= 3

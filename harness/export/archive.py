@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +39,10 @@ MAX_MEMBERS = 10_000_001  # the index and up to ten million replays
 MAX_INDEX = 4 << 30  # bytes of the index once decompressed (a game's line is a few hundred)
 ZIP_MAGIC = b"PK\x03\x04"
 _MEMBER = re.compile(MEMBER_PATTERN)
-_EPOCH = (1980, 1, 1, 0, 0, 0)  # every member's date: the same league exports to the same bytes
+_EPOCH = (1980, 1, 1, 0, 0, 0)
+# what zipfile raises for a damaged archive: a bad CRC or header, a truncated or corrupt
+# deflate stream, an unknown "version needed", encryption, a record past the end
+_DAMAGE = (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError, ValueError, zlib.error, struct.error)  # every member's date: the same league exports to the same bytes
 
 
 def is_export(path: Path) -> bool:
@@ -94,7 +99,7 @@ def _member(archive: zipfile.ZipFile, path: Path, name: str, cap: int) -> bytes:
             data = fh.read(cap + 1)
     except KeyError:
         raise HarnessError(f"{path}: {name}: not in the archive (the index names it)") from None
-    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError, ValueError) as err:
+    except _DAMAGE as err:
         raise HarnessError(f"{path}: {name}: cannot read it: {err}") from None
     if len(data) > cap:
         raise HarnessError(f"{path}: {name}: over {cap >> 20} MiB once decompressed: not an export member")
@@ -116,7 +121,7 @@ def open_export(path: Path) -> Export:
             raise HarnessError(f"{path}: over {MAX_EXPORT >> 30} GiB: not an export")
         try:
             archive = zipfile.ZipFile(raw)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as err:
+        except _DAMAGE as err:
             raise HarnessError(f"{path}: not an export (not a readable ZIP archive: {err})") from None
     except BaseException:
         raw.close()
@@ -164,7 +169,7 @@ def _read_index(archive: zipfile.ZipFile, path: Path, names: set[str]) -> tuple[
                     raise HarnessError(f"{where}:{lineno}: game {record.game}: its replay {record.replay!r} is not in the archive")
                 seen.add(record.game)
                 games.append(record)
-    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as err:
+    except _DAMAGE as err:
         raise HarnessError(f"{where}: cannot read it: {err}") from None
     if header is None:
         raise HarnessError(f"{where}: empty: not an export")
