@@ -31,15 +31,13 @@ def export(source: Path, out: Path, fmt: str | None) -> None:
     from harness.export import is_export, write_export, write_table
 
     fmt = fmt or _SUFFIXES.get(out.suffix.lower(), "zip")
-    if source.is_dir():
-        pass
-    elif is_export(source):
+    if not source.exists():
+        raise HarnessError(f"{source}: no such league or match folder")
+    if not source.is_dir():
+        if not is_export(source):
+            raise HarnessError(f"{source}: neither a league or match folder nor an export")
         if fmt == "zip":
             raise HarnessError(f"{source}: already an export; --format csv or pgn turns it into a table")
-    elif source.exists():
-        raise HarnessError(f"{source}: neither a league or match folder nor an export")
-    else:
-        raise HarnessError(f"{source}: no such league or match folder")
     if fmt == "zip":
         path, games = write_export(source, out)
     else:

@@ -105,7 +105,8 @@ def replay(
         _from_export(Path(files[0]), game_id, seat, verify, step, html_out, decision, bot_dir, dump, sandbox, runtimes)
         return
     if game_id is not None:
-        raise HarnessError(f"--game {game_id}: picks a game of an export; {files[0]} is not an export")
+        what = f"{files[0]} is not an export" if len(files) == 1 else f"give one export, not {len(files)} files"
+        raise HarnessError(f"--game {game_id}: picks a game of an export; {what}")
 
     if decision is not None or bot_dir is not None or dump is not None:
         if decision is None or seat is None or len(files) != 1 or verify or step or html_out:

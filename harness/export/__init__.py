@@ -53,8 +53,8 @@ def _results(source: Path) -> tuple[ExportHeader, list[ExportGame]]:
 def write_table(source: Path, out: Path, fmt: Format) -> tuple[Path, int]:
     """Write the results of ``source`` (a league folder or an export) as CSV or PGN; return the file and games.
 
-    Raises HarnessError for a source that is neither, and for a PGN of a game with
-    no pairs (never: every game has two seats or more).
+    Atomic (:func:`harness.files.write_output`). Raises HarnessError for a source that
+    is neither, a replay that cannot be read, or an output that is a FIFO, a device or a folder.
     """
     from harness.files import check_output, write_output
 

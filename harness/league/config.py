@@ -269,8 +269,15 @@ def _entered(source: Path, base: Path, entries: Sequence[str | Entrant]) -> tupl
     return specs, named
 
 
-def _unique(source: Path, specs: Sequence[BotSpec], named: Sequence[bool]) -> None:
-    """Refuse two entrants of one name, naming the league file and both entries."""
+def _unique(source: Path, specs: Sequence[BotSpec], named: Sequence[bool], listed: int) -> None:
+    """Refuse two entrants of one name, naming the league file and both entries.
+
+    The first ``listed`` specs are the file's ``bots``, the rest ``--gauntlet``'s.
+    """
+
+    def label(i: int) -> str:
+        return f"bots[{i}]" if i < listed else "--gauntlet"
+
     first: dict[str, int] = {}
     for i, spec in enumerate(specs):
         if spec.name in first:
@@ -278,7 +285,7 @@ def _unique(source: Path, specs: Sequence[BotSpec], named: Sequence[bool]) -> No
             mine = i if named[i] or not named[j] else j
             other = j if mine == i else i
             raise HarnessError(
-                f"{source}: bots[{mine}].name: {spec.name!r} is already the name of bots[{other}] "
+                f"{source}: {label(mine)}.name: {spec.name!r} is already the name of {label(other)} "
                 f"({specs[other].origin}): give each entrant its own name"
             )
         first[spec.name] = i
@@ -328,7 +335,7 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
         if game.name not in spec.games:
             raise HarnessError(f"--gauntlet: {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})")
     everyone = entrants([*specs, *new], named)
-    _unique(source, everyone, [*named, *[False] * len(new)])
+    _unique(source, everyone, [*named, *[False] * len(new)], len(specs))
     gauntlet = tuple(bot.name for bot in everyone[len(specs) :])
     bots = sorted(everyone, key=lambda bot: bot.name)
     if len(bots) < game.min_players:
