@@ -256,3 +256,20 @@ def test_reproduce_a_decision_from_an_export(league: Path, exported: Path) -> No
     theirs = invoke("replay", league / game["replay"], "--at", 2, "--seat", 0, "--dump", "-")
     assert mine.exit_code == 0 and theirs.exit_code == 0, (mine.output, theirs.output)
     assert mine.stdout == theirs.stdout and mine.stdout.count("\n") >= 3
+
+
+def test_an_export_of_llama_llama(tmp_path: Path) -> None:
+    """The second game (simultaneous steps): exported, verified, shown, reported like the first."""
+    random_bot = Path(__file__).resolve().parents[1] / "sample_bots" / "llama_llama_random"
+    out = tmp_path / "match"
+    cli("match", random_bot, random_bot, "--game", "llama-llama", "--games", "2", "--out", out, *FAST)
+    export = tmp_path / "ll.zip"
+    cli("export", out, "--out", export)
+    verified = invoke("replay", "--verify", export)
+    assert verified.exit_code == 0 and verified.stdout.strip() == f"{export}: 2 replays: 2 ok, 0 bad"
+    assert invoke("replay", export, "--game", 2).stdout == invoke("replay", out / "replays" / "game-00002.jsonl").stdout
+    assert invoke("report", export, "--out", tmp_path / "a.html").exit_code == 0
+    assert invoke("report", out, "--out", tmp_path / "b.html").exit_code == 0
+    assert (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text().replace("b_files/", "a_files/")
+    games = _index(export)[1:]
+    assert all(seat["moves"] > 0 and seat["time_ms"] > 0 for game in games for seat in game["seats"])
