@@ -173,6 +173,13 @@ def test_bad_outputs_are_refused_in_one_line(league: Path, exported: Path, tmp_p
     one_error(invoke("export", league, "--out", fifo), "not a regular file")
     assert not list(tmp_path.glob("*.part"))
     one_error(invoke("export", exported, "--out", tmp_path / "x.zip"), "already an export")
+    one_error(invoke("export", league, "--out", league / "league.db"), "is the league's own league.db")
+    one_error(invoke("export", league, "--format", "csv", "--out", league / "replays" / "x.csv"), "inside the league's own replays/")
+    assert _rows(league, "SELECT count(*) FROM results") == [(6,)]  # untouched
+    # the same league exports to the same bytes, and leaves no .part behind
+    again = tmp_path / "again.zip"
+    assert invoke("export", league, "--out", again).exit_code == 0
+    assert again.read_bytes() == exported.read_bytes() and not list(tmp_path.glob("*.part"))
     one_error(invoke("export", tmp_path / "nowhere", "--out", tmp_path / "x.zip"), "no such league or match folder")
     stray = tmp_path / "stray.txt"
     stray.write_text("hello")

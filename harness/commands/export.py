@@ -38,8 +38,25 @@ def export(source: Path, out: Path, fmt: str | None) -> None:
             raise HarnessError(f"{source}: neither a league or match folder nor an export")
         if fmt == "zip":
             raise HarnessError(f"{source}: already an export; --format csv or pgn turns it into a table")
+    _not_its_own(source, out)
     if fmt == "zip":
         path, games = write_export(source, out)
     else:
         path, games = write_table(source, out, fmt)  # type: ignore[arg-type]
     click.echo(f"wrote {path}: {games} games ({fmt})")
+
+
+# what a league folder holds that an export must never replace (a file beside them is fine)
+_KEPT = ("league.db", "league.db-wal", "league.db-shm", "league.lock", "secret", "summary.json", "report.html")
+_KEPT_FOLDERS = ("replays", "bots", "logs")
+
+
+def _not_its_own(source: Path, out: Path) -> None:
+    """Refuse an output that is one of the league folder's own files (its database, a replay)."""
+    if not source.is_dir():
+        return
+    folder, target = source.resolve(), out.resolve()
+    if target.parent == folder and target.name in _KEPT:
+        raise HarnessError(f"{out}: is the league's own {target.name}: write the export elsewhere")
+    if any(target.is_relative_to(folder / name) for name in _KEPT_FOLDERS):
+        raise HarnessError(f"{out}: is inside the league's own {target.relative_to(folder).parts[0]}/: write the export elsewhere")
