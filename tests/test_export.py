@@ -110,6 +110,8 @@ def test_the_report_of_an_export_is_the_report_of_its_league(league: Path, expor
     assert "export_files/game-" in page  # the faulted games' viewer pages, from the export's replays
     for viewer in (tmp_path / "folder_files").iterdir():
         assert (tmp_path / "export_files" / viewer.name).read_text() == viewer.read_text()
+    # ratings too: the same JSON from the export as from the folder
+    assert invoke("ratings", exported, "--format", "json").stdout == invoke("ratings", league, "--format", "json").stdout
     default = invoke("report", exported)  # beside the export, named after it
     assert default.exit_code == 0 and (exported.parent / "league.html").is_file()
 

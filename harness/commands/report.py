@@ -34,11 +34,8 @@ def report(league_dir: Path, out: Path | None) -> None:
 
 def _export_report(file: Path, out: Path | None) -> Path:
     """The report of an export: its league folder rebuilt in a temporary folder, reported as a league's."""
-    import re
-    import tempfile
-
-    from harness.export import is_export, open_export
-    from harness.export.league import rebuild
+    from harness.export.archive import is_export
+    from harness.export.league import exported_league
     from harness.files import check_output
     from harness.html.report import write_report
 
@@ -46,9 +43,5 @@ def _export_report(file: Path, out: Path | None) -> Path:
         raise HarnessError(f"{file}: not a league folder or an export (llama-harness export)")
     out = out if out is not None else file.with_name(file.name.rsplit(".", 1)[0] + ".html")
     check_output(out)  # before any work: a FIFO or a device is refused, never replaced
-    with open_export(file) as export, tempfile.TemporaryDirectory(prefix="llama-export-") as tmp:
-        source = export.header.source
-        # the report is titled by its folder's name: the league's, when it is a plain name
-        name = source if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", source) else "export"
-        folder = rebuild(export, Path(tmp) / name)
+    with exported_league(file) as folder:
         return write_report(folder, out)

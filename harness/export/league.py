@@ -9,7 +9,11 @@ league it came from.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from harness.errors import HarnessError
@@ -99,4 +103,21 @@ def _timing(export: Export) -> list[tuple[str, Timing]]:
     return out
 
 
-__all__ = ["rebuild"]
+@contextlib.contextmanager
+def exported_league(file: Path) -> Iterator[Path]:
+    """The export ``file`` as a league folder (temporary, removed on leaving), for ``report`` and ``ratings``.
+
+    The folder is named as the exported one was, when that is a plain name: a report
+    is titled by its folder. Raises HarnessError when ``file`` is not an export.
+    """
+    from harness.export.archive import is_export, open_export
+
+    if not is_export(file):
+        raise HarnessError(f"{file}: not a league folder or an export (llama-harness export)")
+    with open_export(file) as export, tempfile.TemporaryDirectory(prefix="llama-export-") as tmp:
+        source = export.header.source
+        name = source if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", source) else "export"
+        yield rebuild(export, Path(tmp) / name)
+
+
+__all__ = ["exported_league", "rebuild"]
