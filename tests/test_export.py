@@ -282,3 +282,17 @@ def test_an_export_of_llama_llama(tmp_path: Path) -> None:
     assert (tmp_path / "a.html").read_text() == (tmp_path / "b.html").read_text().replace("b_files/", "a_files/")
     games = _index(export)[1:]
     assert all(seat["moves"] > 0 and seat["time_ms"] > 0 for game in games for seat in game["seats"])
+
+
+def test_an_index_whose_config_is_not_a_leagues_is_one_line(exported: Path, tmp_path: Path) -> None:
+    """An index that passes its schema but holds what no league stores: report and ratings say so in one line."""
+    index = _index(exported)
+    for name, head in (
+        ("gauntlet", {**index[0], "config": {**index[0]["config"], "gauntlet": 5}}),
+        ("revision", {**index[0], "revisions": [{"revision": "x"}]}),
+        ("twice", {**index[0], "revisions": [{"revision": 0}, {"revision": 0}]}),
+    ):
+        lines = b"".join(json.dumps(e).encode() + b"\n" for e in [head, *index[1:]])
+        odd = _rewrite(exported, tmp_path / f"{name}.zip", {"index.jsonl": lines})
+        for command in (["report", odd, "--out", tmp_path / "r.html"], ["ratings", odd]):
+            one_error(invoke(*command), f"{odd}: index.jsonl: not a league's results")

@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sqlite3
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.export.archive import Export
-from harness.export.model import ExportGame
+from harness.export.model import INDEX_NAME, ExportGame
 from harness.league.schedule import Job, ScheduledGame
 from harness.league.store import DB_NAME, FaultRow, GameRow, Store
 from harness.timing import Timing
@@ -117,7 +118,14 @@ def exported_league(file: Path) -> Iterator[Path]:
     with open_export(file) as export, tempfile.TemporaryDirectory(prefix="llama-export-") as tmp:
         source = export.header.source
         name = source if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", source) else "export"
-        yield rebuild(export, Path(tmp) / name)
+        try:
+            yield rebuild(export, Path(tmp) / name)
+        except (TypeError, ValueError, KeyError, AttributeError, sqlite3.Error) as err:
+            # the index passed its schema, but its config or revisions are not what a
+            # league stores (a hand-made or hostile export): one line, not a traceback
+            raise HarnessError(
+                f"{file}: {INDEX_NAME}: not a league's results ({type(err).__name__}: {err})"
+            ) from None
 
 
 __all__ = ["exported_league", "rebuild"]
