@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from harness.commands.checkbot import check_bot
+from harness.commands.export import export
 from harness.commands.league import league, ratings
 from harness.commands.match import match
 from harness.commands.replay import replay, schema
@@ -21,5 +22,5 @@ def main() -> None:
     """Referee, replays, leagues and ratings for L.L.A.M.A. bots."""
 
 
-for command in (match, league, ratings, replay, report, check_bot, schema):
+for command in (match, league, ratings, replay, report, export, check_bot, schema):
     main.add_command(command)

@@ -10,6 +10,7 @@ from pydantic import TypeAdapter
 
 from harness.bots.manifest import Manifest
 from harness.errors import HarnessError
+from harness.export.model import INDEX_ADAPTER
 from harness.games import BUILT_IN, DEFAULT_GAME, REGISTRY
 
 
@@ -49,6 +50,11 @@ def schemas() -> dict[str, dict[str, Any]]:
             "One record per line of a replay file (.jsonl or .jsonl.gz).",
         )
     out["bot-toml.schema.json"] = titled(TypeAdapter(Manifest), "bot.toml", "The manifest of a bot folder.")
+    out["export-index.schema.json"] = titled(
+        INDEX_ADAPTER,
+        "llama-harness export index v1",
+        "One record per line of an export's index.jsonl member: the export record, then a game record per game.",
+    )
     return out
 
 

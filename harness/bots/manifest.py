@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shlex
 import shutil
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -72,6 +75,17 @@ def _argv(value: list[str] | str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """What a league file adds to a bot as one of its entrants: arguments after its command, variables."""
+
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()  # sorted by name
+
+    def to_dict(self) -> dict[str, object]:
+        return {"args": list(self.args), "env": dict(self.env)}
+
+
+@dataclass(frozen=True)
 class BotSpec:
     """A loaded bot: where it lives and how to run it."""
 
@@ -87,6 +101,8 @@ class BotSpec:
     # ``source`` the organiser's folder it was made from, ``snapshot`` its digest
     source: Path | None = None
     snapshot: str | None = None
+    # an entrant with settings (a league file's ``args``/``env``, already in command and env)
+    settings: Settings | None = None
 
     @property
     def origin(self) -> Path:
@@ -94,11 +110,36 @@ class BotSpec:
         return self.source or self.folder
 
     def digest(self) -> str:
-        """The snapshot digest: the sealed snapshot's, or what a snapshot of the folder would be now.
+        """The entrant's digest: its snapshot's (sealed, or what a snapshot of the folder would be now),
+        hashed with its settings when it has any, so a changed setting is a changed entrant.
 
         Raises HarnessError for a folder no snapshot can be made of.
         """
-        return self.snapshot or folder_digest(self.folder, f"bot {self.name!r}")
+        snapshot = self.snapshot or folder_digest(self.folder, f"bot {self.name!r}")
+        if self.settings is None:
+            return snapshot
+        settings = json.dumps(self.settings.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(f"{snapshot}\0{settings}".encode()).hexdigest()
+
+
+def with_settings(spec: BotSpec, name: str | None, args: Sequence[str], env: Mapping[str, str], where: str) -> BotSpec:
+    """``spec`` entered as ``name`` with ``args`` after its command and ``env`` over its own.
+
+    No name, args or env: ``spec`` as it is. Raises HarnessError naming ``where`` when
+    the command, build and environment together are over what a bot may start with.
+    """
+    if not args and not env:
+        return spec if name is None else replace(spec, name=name)
+    command = (*spec.command, *args)
+    merged = {**spec.env, **env}
+    check_arg_size(where, command, spec.build, merged)
+    return replace(
+        spec,
+        name=name or spec.name,
+        command=command,
+        env=merged,
+        settings=Settings(tuple(args), tuple(sorted(env.items()))),
+    )
 
 
 MANIFEST_CAP = 1 << 20  # bytes: a bot.toml is a few lines

@@ -272,7 +272,13 @@ def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, con
 )
 @friendly
 def ratings(league_dir: Path, fmt: str, anchor: str | None) -> None:
-    """Print the ratings of a league folder (also while the league is running)."""
+    """Print the ratings of a league folder (also while the league is running), or of an export of one."""
     from harness.league.standings import render
 
+    if league_dir.is_file():  # an export (llama-harness export): its league rebuilt for the while
+        from harness.export.league import exported_league
+
+        with exported_league(league_dir) as folder:
+            click.echo(render(folder, fmt, _anchor(anchor)), nl=False)
+        return
     click.echo(render(league_dir, fmt, _anchor(anchor)), nl=False)

@@ -38,6 +38,13 @@ STEP_PROMPT = "[Enter] next step, q quit: "
 )
 @click.option("--step", is_flag=True, help="Pause after each step: Enter for the next, q to quit.")
 @click.option(
+    "--game",
+    "game_id",
+    type=click.IntRange(min=1),
+    default=None,
+    help="FILE is an export (llama-harness export): the game with this id [--verify: every game].",
+)
+@click.option(
     "--html",
     "html_out",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -80,6 +87,7 @@ def replay(
     verify: bool,
     jobs: int | None,
     step: bool,
+    game_id: int | None,
     html_out: Path | None,
     decision: int | None,
     bot_dir: Path | None,
@@ -88,8 +96,17 @@ def replay(
     runtimes: tuple[str, ...],
 ) -> None:
     """Show a replay FILE step by step, check FILES (files, folders, globs) with --verify, or
-    reproduce one decision offline with --at N --seat K --bot DIR."""
+    reproduce one decision offline with --at N --seat K --bot DIR. FILE may be an export
+    (llama-harness export): pick its game with --game N."""
+    from harness.export import is_export
     from harness.replay.batch import is_batch
+
+    if len(files) == 1 and is_export(Path(files[0])):
+        _from_export(Path(files[0]), game_id, seat, verify, step, html_out, decision, bot_dir, dump, sandbox, runtimes)
+        return
+    if game_id is not None:
+        what = f"{files[0]} is not an export" if len(files) == 1 else f"give one export, not {len(files)} files"
+        raise HarnessError(f"--game {game_id}: picks a game of an export; {what}")
 
     if decision is not None or bot_dir is not None or dump is not None:
         if decision is None or seat is None or len(files) != 1 or verify or step or html_out:
@@ -118,15 +135,27 @@ def replay(
 
 
 def _verify_many(files: tuple[str, ...], jobs: int | None) -> None:
+    from harness.export import is_export, open_export
+    from harness.export.check import verify_export
     from harness.replay.batch import expand, verify_many
 
     paths = expand(files)
-    bad = 0
+    exports = [path for path in paths if is_export(path)]  # named one by one: each game counts
+    paths = [path for path in paths if path not in exports]
+    bad = total = 0
     for verdict in verify_many(paths, jobs):
+        total += 1
         if verdict.problem is not None:
             bad += 1
             click.echo(inline(verdict.line()), err=True)
-    click.echo(f"{len(paths)} replays: {len(paths) - bad} ok, {bad} bad")
+    for path in exports:
+        with open_export(path) as export:
+            for one in verify_export(export):
+                total += 1
+                if one.problem is not None:
+                    bad += 1
+                    click.echo(inline(one.line()), err=True)
+    click.echo(f"{total} replays: {total - bad} ok, {bad} bad")
     if bad:
         sys.exit(1)
 
@@ -143,14 +172,15 @@ def _verify_one(file: Path) -> None:
     click.echo(f"{file}: ok ({len(records)} records)")
 
 
-def _html(file: Path, html_out: Path, seat: int | None) -> None:
+def _html(file: Path, html_out: Path, seat: int | None, data: bytes | None = None) -> None:
+    """Write the viewer; ``data``: the replay's text (a game of an export, ``file`` naming it)."""
     from harness.files import check_output
     from harness.html.viewer import save_viewer
     from harness.replay.io import read_replay
     from harness.replay.verify import verify as check
 
     check_output(html_out)  # before reading: a FIFO or a device is refused, never replaced
-    records = read_replay(file)
+    records = read_replay(file, data)
     problem = check(records)
     if problem is not None:  # the viewer replays the cards: it needs a sound file
         raise HarnessError(f"{file}: cannot show a replay that does not verify: {problem}")
@@ -158,13 +188,16 @@ def _html(file: Path, html_out: Path, seat: int | None) -> None:
     click.echo(f"wrote {save_viewer(records, html_out, seat=seat, source=file.name)}")
 
 
-def _show(file: Path, seat: int | None, step: bool) -> None:
-    """Print the game; a damaged replay is shown up to the damage, then the one-line error."""
+def _show(file: Path, seat: int | None, step: bool, data: bytes | None = None) -> None:
+    """Print the game; a damaged replay is shown up to the damage, then the one-line error.
+
+    ``data``: the replay's text (a game of an export, ``file`` naming it).
+    """
     from harness.replay.io import read_prefix
     from harness.replay.render import render
     from harness.replay.verify import verify as check
 
-    records, damage = read_prefix(file)
+    records, damage = read_prefix(file, data)
     problem = check(records)
     if problem is not None and (damage is None or problem.index <= len(records)):
         # a disagreement inside what was read: show what comes before it
@@ -193,11 +226,16 @@ def _reproduce(
     dump: Path | None,
     sandbox: str,
     runtimes: tuple[str, ...] = (),
+    data: bytes | None = None,
+    hide: Path | None = None,
 ) -> None:
-    """Rebuild a seat's input up to a decision; write it, and/or feed it to a bot and compare."""
+    """Rebuild a seat's input up to a decision; write it, and/or feed it to a bot and compare.
+
+    ``data``: the replay's text (a game of an export, ``file`` naming it).
+    """
     from harness.replay.reproduce import feed, rebuild_file
 
-    given = rebuild_file(file, seat, decision)
+    given = rebuild_file(file, seat, decision, data)
     if dump is not None and str(dump) == "-":
         sys.stdout.buffer.write(given.jsonl())
         sys.stdout.flush()
@@ -217,11 +255,74 @@ def _reproduce(
 
     for line in summary(file, given):  # each one line: a bot's string in it cannot start another
         click.echo(inline(line))
-    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox, None, [os.path.abspath(p) for p in runtimes]), hide=[file.resolve().parent])
+    hidden = hide if hide is not None else file.resolve().parent
+    answer = feed(bot_dir, given, wrapper=resolve_sandbox(sandbox, None, [os.path.abspath(p) for p in runtimes]), hide=[hidden])
     for line in verdict(given, answer):
         click.echo(inline(line))
     if answer.fault is not None:
         sys.exit(1)
+
+
+def _from_export(
+    file: Path,
+    game_id: int | None,
+    seat: int | None,
+    verify: bool,
+    step: bool,
+    html_out: Path | None,
+    decision: int | None,
+    bot_dir: Path | None,
+    dump: Path | None,
+    sandbox: str,
+    runtimes: tuple[str, ...],
+) -> None:
+    """``replay`` of an export: one game of it (``--game``), or ``--verify`` of every game."""
+    from harness.export import open_export
+    from harness.export.check import verify_export
+
+    with open_export(file) as export:
+        if verify and game_id is None:
+            if html_out is not None or decision is not None or step:
+                raise HarnessError(f"{file}: an export: --verify checks every game; pick one with --game N for more")
+            bad = total = 0
+            for verdict in verify_export(export):
+                total += 1
+                if verdict.problem is not None:
+                    bad += 1
+                    click.echo(inline(verdict.line()), err=True)
+            click.echo(f"{file}: {total} replays: {total - bad} ok, {bad} bad")
+            if bad:
+                sys.exit(1)
+            return
+        if game_id is None:
+            ids = f"{export.games[0].game}-{export.games[-1].game}" if export.games else "none"
+            raise HarnessError(f"{file}: an export of {len(export.games)} games (ids {ids}): pick one with --game N")
+        game = export.game(game_id)
+        name, data = Path(export.name_of(game)), export.replay_text(game)
+    if decision is not None or bot_dir is not None or dump is not None:
+        if decision is None or seat is None or verify or step or html_out:
+            raise HarnessError(
+                "reproduce a decision with: replay FILE [--game N] --at N --seat K [--bot DIR] [--dump FILE]"
+            )
+        _reproduce(name, seat, decision, bot_dir, dump, sandbox, runtimes, data, hide=file.resolve().parent)
+        return
+    if verify:
+        from harness.export.check import index_problem
+        from harness.replay.io import read_replay
+        from harness.replay.verify import verify as check
+
+        records = read_replay(name, data)
+        problem = check(records) or index_problem(game, records)
+        if problem is not None:
+            click.echo(inline(f"{name}: {problem}"), err=True)
+            sys.exit(1)
+        click.echo(f"{name}: ok ({len(records)} records)")
+        if html_out is None:
+            return
+    if html_out is not None:
+        _html(name, html_out, seat, data)
+        return
+    _show(name, seat, step, data)
 
 
 def _check_seat(records: Sequence[Record], seat: int | None) -> None:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from harness.bots.manifest import BotSpec, check_names, load_bot
+from harness.bots.manifest import NAME_PATTERN, BotSpec, check_names, load_bot, with_settings
 from harness.errors import HarnessError, one_line
 from harness.games import DEFAULT_GAME, REGISTRY, BadOptions, get_game
 from harness.limits import MAX_SECONDS, merge_limits
@@ -32,12 +33,53 @@ SandboxMode = Literal["auto", "bwrap", "none"]
 Kind = Literal["league", "match"]
 
 
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # a variable every shell and runtime can read
+
+
+class Entrant(BaseModel):
+    """One entry of a league file's ``bots`` as a table: a bot folder entered with settings.
+
+    ``bots = [{folder = "bots/h", name = "h-fast", args = ["--fast"]}]``, or the same as
+    ``[[bots]]`` tables; a plain string is a folder entered as it is.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    folder: str = Field(min_length=1, description="The bot folder, relative to the league file")
+    name: Annotated[str, Field(pattern=NAME_PATTERN)] | None = Field(
+        default=None, description="The entrant's name [default: the bot.toml's, numbered #2, #3 for repeats]"
+    )
+    args: list[str] = Field(default_factory=list, description="Arguments added after the bot's command")
+    env: dict[str, str] = Field(default_factory=dict, description="Environment variables over the bot.toml's env")
+
+    @field_validator("args")
+    @classmethod
+    def _arguments(cls, value: list[str]) -> list[str]:
+        for i, arg in enumerate(value):
+            if "\0" in arg:
+                raise ValueError(f"args[{i}]: {arg!r} holds a NUL character")
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _variables(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, text in value.items():
+            if not ENV_NAME.match(key):
+                raise ValueError(f"{key!r} is not a variable name (letters, digits and _, not starting with a digit)")
+            if "\0" in text:
+                raise ValueError(f"{key}: the value holds a NUL character")
+        return value
+
+
 class LeagueFile(BaseModel):
     """A league file (TOML). Paths are relative to the file's folder."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    bots: list[str] | str = Field(description="Bot folders, or one folder of bot folders")
+    bots: list[str | Entrant] | str = Field(
+        description="Bot folders (each a path, or a table entering it with a name, args and env), "
+        "or one folder of bot folders"
+    )
     game: str | None = Field(default=None, description="The game played [default: the registry's default]")
     table_size: int | None = Field(default=None, ge=2, description="Players a table (the game's bounds)")
     games: int | None = Field(
@@ -134,6 +176,11 @@ class LeagueConfig:
             "runtimes": list(self.runtimes),
             "compress": self.compress,
             "folders": {bot.name: str(bot.origin) for bot in self.bots},
+            **(
+                {"settings": {b.name: b.settings.to_dict() for b in self.bots if b.settings is not None}}
+                if any(b.settings is not None for b in self.bots)
+                else {}
+            ),
         }
 
 
@@ -145,10 +192,32 @@ def read_league_file(path: Path) -> tuple[LeagueFile, Path]:
         raw = tomllib.loads(read_capped(path, 1 << 20, "a league file").decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise HarnessError(f"{path}: not valid TOML: {err}") from None
+    _check_entries(path, raw.get("bots"))
     try:
         return LeagueFile.model_validate(raw), path.parent
     except ValidationError as err:
         raise HarnessError(f"{path}: {one_line(err)}") from None
+
+
+def _check_entries(path: Path, bots: object) -> None:
+    """Refuse a bad entry of a ``bots`` list in one line naming it: ``bots[2].env: ...``.
+
+    (The model's own message for a list of strings or tables names both kinds at once.)
+    """
+    if not isinstance(bots, list):
+        return
+    for i, entry in enumerate(bots):
+        if isinstance(entry, str):
+            continue
+        if not isinstance(entry, dict):
+            raise HarnessError(f"{path}: bots[{i}]: {entry!r} is neither a bot folder (a string) nor a table")
+        try:
+            Entrant.model_validate(entry)
+        except ValidationError as err:
+            item = err.errors()[0]
+            where = ".".join(str(part) for part in item["loc"])
+            message = str(item["msg"]).removeprefix("Value error, ")
+            raise HarnessError(f"{path}: bots[{i}]{'.' + where if where else ''}: {message}") from None
 
 
 def bot_folders_in(folder: Path) -> list[Path]:
@@ -161,19 +230,65 @@ def bot_folders_in(folder: Path) -> list[Path]:
     return found
 
 
-def entrants(specs: Sequence[BotSpec]) -> list[BotSpec]:
+def entrants(specs: Sequence[BotSpec], named: Sequence[bool] = ()) -> list[BotSpec]:
     """Name each entry of one bot folder distinctly and stably: ``heuristic``, ``heuristic#2``, ...
 
     The n-th entry of a folder (in the order given) is ``name#n``: the same command names
     them the same way every time. Two different folders with one name are refused.
+    ``named[i]``: entry i was given its name by the league file; it keeps it.
     """
-    check_names(list({spec.folder: spec for spec in specs}.values()))
+    plain = [spec for i, spec in enumerate(specs) if not (i < len(named) and named[i])]
+    check_names(list({spec.folder: spec for spec in plain}.values()))
     seen: dict[str, int] = {}
     out = []
-    for spec in specs:
+    for i, spec in enumerate(specs):
+        if i < len(named) and named[i]:
+            out.append(spec)
+            continue
         seen[spec.name] = count = seen.get(spec.name, 0) + 1
         out.append(spec if count == 1 else replace(spec, name=f"{spec.name}#{count}"))
     return out
+
+
+def _entered(source: Path, base: Path, entries: Sequence[str | Entrant]) -> tuple[list[BotSpec], list[bool]]:
+    """The bots a league file lists, each with its settings; whether each was named there.
+
+    Raises HarnessError naming the league file, the entry and the field: a bad folder,
+    a command, build and env over what a bot may start with.
+    """
+    specs, named = [], []
+    for i, entry in enumerate(entries):
+        item = entry if isinstance(entry, Entrant) else Entrant(folder=entry)
+        try:
+            spec = load_bot(base / item.folder)
+        except HarnessError as err:  # the bot's own words, after the entry that names it
+            raise HarnessError(f"{source}: bots[{i}]: {err}") from None
+        who = f"{source}: bots[{i}] ({item.name or spec.name!r})"
+        specs.append(with_settings(spec, item.name, item.args, item.env, who))
+        named.append(item.name is not None)
+    return specs, named
+
+
+def _unique(source: Path, specs: Sequence[BotSpec], named: Sequence[bool], listed: int) -> None:
+    """Refuse two entrants of one name, naming the league file and both entries.
+
+    The first ``listed`` specs are the file's ``bots``, the rest ``--gauntlet``'s.
+    """
+
+    def label(i: int) -> str:
+        return f"bots[{i}]" if i < listed else "--gauntlet"
+
+    first: dict[str, int] = {}
+    for i, spec in enumerate(specs):
+        if spec.name in first:
+            j = first[spec.name]
+            mine = i if named[i] or not named[j] else j
+            other = j if mine == i else i
+            raise HarnessError(
+                f"{source}: {label(mine)}.name: {spec.name!r} is already the name of {label(other)} "
+                f"({specs[other].origin}): give each entrant its own name"
+            )
+        first[spec.name] = i
 
 
 def default_jobs() -> int:
@@ -192,33 +307,35 @@ def resolve(source: Path, overrides: Overrides) -> LeagueConfig:
     """
     file: LeagueFile | None = None
     listed = False  # bots named one by one must play the game; a folder's are filtered
+    named: list[bool] = []
     if source.is_file():
         file, base = read_league_file(source)
         if isinstance(file.bots, str):
-            folders = bot_folders_in(base / file.bots)
+            specs = [load_bot(folder) for folder in bot_folders_in(base / file.bots)]
         else:
-            folders = [base / entry for entry in file.bots]
+            specs, named = _entered(source, base, file.bots)
             listed = True
     else:
-        folders = bot_folders_in(source)
+        specs = [load_bot(folder) for folder in bot_folders_in(source)]
     where = f"{source}: " if file is not None else ""
     name = overrides.game or (file.game if file else None) or DEFAULT_GAME
     if name not in REGISTRY:
         field_name = "game" if overrides.game is None else "--game"
         raise HarnessError(f"{where}{field_name}: unknown game {name!r} (known: {', '.join(sorted(REGISTRY))})")
     game = get_game(name)
-    specs = [load_bot(folder) for folder in folders]
     for spec in specs:
         if listed and game.name not in spec.games:
             raise HarnessError(
                 f"{where}bots: {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})"
             )
+    named = [flag for spec, flag in zip(specs, named or [False] * len(specs), strict=True) if game.name in spec.games]
     specs = [spec for spec in specs if game.name in spec.games]
     new = [load_bot(folder) for folder in overrides.gauntlet]
     for spec in new:
         if game.name not in spec.games:
             raise HarnessError(f"--gauntlet: {spec.name!r} does not play {game.name} (its bot.toml says games = {list(spec.games)})")
-    everyone = entrants([*specs, *new])
+    everyone = entrants([*specs, *new], named)
+    _unique(source, everyone, [*named, *[False] * len(new)], len(specs))
     gauntlet = tuple(bot.name for bot in everyone[len(specs) :])
     bots = sorted(everyone, key=lambda bot: bot.name)
     if len(bots) < game.min_players:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import gzip
+import io
 import os
 import zlib
 from collections.abc import Iterator
@@ -149,7 +150,7 @@ def _open(path: Path) -> tuple[IO[bytes], IO[bytes]]:
     return raw, raw
 
 
-def _records_of(path: Path, lineno: int, line: bytes) -> TypeAdapter[Any]:
+def _records_of(path: str | Path, lineno: int, line: bytes) -> TypeAdapter[Any]:
     """The validator of the records of the game the header ``line`` names."""
     try:
         data = from_json(line)
@@ -171,40 +172,54 @@ def iter_records(path: str | Path) -> Iterator[tuple[int, Record]]:
         fh, raw = _open(path)
     except OSError as err:
         raise HarnessError(f"{path}: cannot open replay: {err.strerror}") from None
+    with raw, fh:
+        yield from _records_in(path, fh)
+
+
+def iter_records_of(name: str, data: bytes) -> Iterator[tuple[int, Record]]:
+    """Yield (line number, record) from a replay's text held in memory (a game of an export).
+
+    ``name`` names it in errors (``export.zip[game 7]``). Raises HarnessError naming the bad line.
+    """
+    yield from _records_in(name, io.BytesIO(data))
+
+
+def _records_in(path: str | Path, fh: IO[bytes]) -> Iterator[tuple[int, Record]]:
     lineno = blank = size = 0
     adapter: TypeAdapter[Any] | None = None  # the records of the header's game
     try:
-        with raw, fh:
-            for lineno, line in enumerate(iter(lambda: fh.readline(MAX_RECORD + 1), b""), 1):
-                if len(line) > MAX_RECORD:  # not a replay (a record is a few hundred bytes)
-                    raise HarnessError(f"{path}:{lineno}: a line longer than {MAX_RECORD} bytes")
-                size += len(line)
-                if size > MAX_REPLAY:  # a .gz that decompresses to more than any game writes
-                    raise HarnessError(f"{path}:{lineno}: over {MAX_REPLAY >> 20} MiB of records: not a replay")
-                if not line.strip():
-                    blank += 1
-                    if blank > MAX_BLANK:  # a decompression bomb of newlines, not a replay
-                        raise HarnessError(f"{path}:{lineno}: over {MAX_BLANK} blank lines: not a replay")
-                    continue
-                if adapter is None:
-                    adapter = _records_of(path, lineno, line)
-                try:
-                    yield lineno, adapter.validate_json(line)
-                except ValidationError as err:
-                    raise HarnessError(f"{path}:{lineno}: bad record: {one_line(err, most=1)}") from None
+        for lineno, line in enumerate(iter(lambda: fh.readline(MAX_RECORD + 1), b""), 1):
+            if len(line) > MAX_RECORD:  # not a replay (a record is a few hundred bytes)
+                raise HarnessError(f"{path}:{lineno}: a line longer than {MAX_RECORD} bytes")
+            size += len(line)
+            if size > MAX_REPLAY:  # a .gz that decompresses to more than any game writes
+                raise HarnessError(f"{path}:{lineno}: over {MAX_REPLAY >> 20} MiB of records: not a replay")
+            if not line.strip():
+                blank += 1
+                if blank > MAX_BLANK:  # a decompression bomb of newlines, not a replay
+                    raise HarnessError(f"{path}:{lineno}: over {MAX_BLANK} blank lines: not a replay")
+                continue
+            if adapter is None:
+                adapter = _records_of(path, lineno, line)
+            try:
+                yield lineno, adapter.validate_json(line)
+            except ValidationError as err:
+                raise HarnessError(f"{path}:{lineno}: bad record: {one_line(err, most=1)}") from None
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
         raise HarnessError(f"{path}:{lineno + 1}: cannot read replay: {err}") from None
 
 
-def read_prefix(path: str | Path) -> tuple[list[Record], HarnessError | None]:
+def read_prefix(path: str | Path, data: bytes | None = None) -> tuple[list[Record], HarnessError | None]:
     """The records before the first damaged line, and the error it gave (None if none).
 
-    Raise HarnessError when not even a header can be read: nothing to show.
+    ``data``: the replay's text held in memory, ``path`` only naming it (a game of an
+    export). Raise HarnessError when not even a header can be read: nothing to show.
     """
     records: list[Record] = []
     damage: HarnessError | None = None
     try:
-        records.extend(record for _, record in iter_records(path))
+        source = iter_records(path) if data is None else iter_records_of(str(path), data)
+        records.extend(record for _, record in source)
     except HarnessError as err:
         damage = err
     if not records or records[0].type != "header":
@@ -212,9 +227,13 @@ def read_prefix(path: str | Path) -> tuple[list[Record], HarnessError | None]:
     return records, damage
 
 
-def read_replay(path: str | Path) -> list[Record]:
-    """Read a whole replay; raise HarnessError when it is damaged, empty or headless."""
-    records = [record for _, record in iter_records(path)]
+def read_replay(path: str | Path, data: bytes | None = None) -> list[Record]:
+    """Read a whole replay; raise HarnessError when it is damaged, empty or headless.
+
+    ``data``: the replay's text held in memory, ``path`` only naming it (a game of an export).
+    """
+    source = iter_records(path) if data is None else iter_records_of(str(path), data)
+    records = [record for _, record in source]
     if not records or records[0].type != "header":
         raise HarnessError(f"{path}: not a replay (the first record is not a header)")
     return records

@@ -249,9 +249,9 @@ def rebuild(records: Sequence[Record], seat: int, decision: int) -> Input:
     return given
 
 
-def rebuild_file(path: Path, seat: int, decision: int) -> Input:
-    """:func:`rebuild` for a replay file; errors name the file."""
-    records = read_replay(path)
+def rebuild_file(path: Path, seat: int, decision: int, data: bytes | None = None) -> Input:
+    """:func:`rebuild` for a replay file (``data``: its text, a game of an export); errors name the file."""
+    records = read_replay(path, data)
     try:
         return rebuild(records, seat, decision)
     except HarnessError as err:
