@@ -104,6 +104,7 @@ def sprt_match(
     from harness.games import DEFAULT_GAME, get_game
     from harness.league.config import LeagueConfig, default_jobs, entrants
     from harness.league.interrupts import Interrupted
+    from harness.league.progress import sprt_line
     from harness.league.schedule import group_size
     from harness.league.sprt_run import run_sprt
     from harness.league.standings import render
@@ -164,7 +165,8 @@ def sprt_match(
         if sys.stderr.isatty() or now - last[0] >= 5.0:
             last[0] = now
             end = "\r" if sys.stderr.isatty() else "\n"
-            click.echo(f"{len(test.scores)} groups, {test.games} games, LLR {test.llr:+.2f}", err=True, nl=False)
+            line = sprt_line(len(test.scores), test.games, test.llr, test.bounds.lower, test.bounds.upper)
+            click.echo(line, err=True, nl=False)
             click.echo(end, err=True, nl=False)
 
     def opened(store: Any) -> None:
