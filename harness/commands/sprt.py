@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -159,6 +160,7 @@ def sprt_match(
     )
     started = time.monotonic()
     last = [0.0]
+    width = [0]
 
     def listener(_: object, test: Any) -> None:
         now = time.monotonic()
@@ -166,6 +168,9 @@ def sprt_match(
             last[0] = now
             end = "\r" if sys.stderr.isatty() else "\n"
             line = sprt_line(len(test.scores), test.games, test.llr, test.bounds.lower, test.bounds.upper)
+            if sys.stderr.isatty():  # rewritten in place: never wider than the terminal, no stale tail
+                line = line[: shutil.get_terminal_size().columns - 1]
+                line, width[0] = line.ljust(width[0]), len(line)
             click.echo(line, err=True, nl=False)
             click.echo(end, err=True, nl=False)
 

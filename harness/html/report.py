@@ -374,10 +374,12 @@ def report_title(data: Mapping[str, Any], folder: str) -> str:
     name = game.title if game is not None else "League"
     kind = str(data.get("kind") or "league")
     bots = [str(b) for b in config.get("bots") or []]
-    if kind in ("match", "sprt") and bots:
+    if kind == "sprt" and len(bots) >= 2:
+        field = f" (field: {', '.join(bots[2:])})" if bots[2:] else ""
+        return f"{name} SPRT report · {bots[0]} vs {bots[1]}{field} · {folder}"
+    if kind == "match" and bots:
         pair = " vs ".join(bots) if len(bots) <= 4 else f"{len(bots)} bots"
-        what = "SPRT report" if kind == "sprt" else "match report"
-        return f"{name} {what} · {pair} · {folder}"
+        return f"{name} match report · {pair} · {folder}"
     what = {"gauntlet": "gauntlet report", "until-decided": "league report (until decided)"}.get(kind, "league report")
     return f"{name} {what} · {folder}"
 

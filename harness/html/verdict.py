@@ -109,7 +109,7 @@ def sprt_section(track: Mapping[str, Any]) -> str:
         else '<p data-testid="no-llr">No deal group has finished yet.</p>'
     )
     low, high = (track.get("elo_ci95") or [None, None]) if isinstance(track.get("elo_ci95"), list) else (None, None)
-    after = int(track.get("after_stop") or 0)
+    after = int(_f(track.get("after_stop")) or 0)
     played = track.get("games_played")
     facts = [
         ("hypotheses", f"H0: elo ≤ {_fmt(track.get('elo0'), 'g')}, H1: elo ≥ {_fmt(track.get('elo1'), 'g')}"),
