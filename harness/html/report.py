@@ -19,6 +19,7 @@ from harness.games import DEFAULT_GAME, REGISTRY
 from harness.html.charts import Bar, colour, error_bars, heat, line_chart
 from harness.html.page import asset, shell
 from harness.html.verdict import fault_groups, group_faults, marks_html, revisions_section, verdict_section
+from harness.ratings.render import los_text
 
 
 def _num(value: Any, digits: int = 0, missing: str = "n/a") -> str:
@@ -61,18 +62,30 @@ def _interval(bot: Mapping[str, Any]) -> tuple[str, str]:
     return _pm(bot.get("ci95"), 0), "num"
 
 
-def standings_table(bots: Sequence[Mapping[str, Any]], marks: Mapping[str, Any] | None = None) -> str:
+def _los_next(los: Mapping[str, Any], name: str, below: str | None) -> str:
+    if below is None:
+        return _cell("los-next", None, "-")
+    p = _float((los.get(name) or {}).get(below))
+    return _cell("los-next", p, los_text(p))
+
+
+def standings_table(
+    bots: Sequence[Mapping[str, Any]], marks: Mapping[str, Any] | None = None, los: Mapping[str, Any] | None = None
+) -> str:
     """Return the standings as an HTML table, one row per bot in rank order.
 
     ``marks`` (the report data's ``entrants``) tags a bot's name: gauntlet entrant,
-    joined or retired in a revision.
+    joined or retired in a revision; ``los`` (its ``los`` matrix) gives each bot's
+    likelihood of superiority over the bot ranked below it.
     """
-    marks = marks or {}
+    marks, los = marks or {}, los or {}
+    names = [str(bot.get("name", "?")) for bot in bots]
+    below = dict(zip(names, [*names[1:], None], strict=True))
     # the game's own statistics (Game.statistics), per round played: mean_<name>
     stats = [key for key in dict.fromkeys(k for bot in bots for k in bot) if key.startswith("mean_")]
     stats = [key for key in stats if key != "mean_score"]
     head = (
-        "<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>sequential</th><th>games</th>"
+        "<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>LOS next</th><th>sequential</th><th>games</th>"
         "<th>win share</th><th>mean score</th>"
         + "".join(f"<th>{html.escape(key.replace('_', ' '))}</th>" for key in stats)
         + "<th>faults</th></tr>"
@@ -89,6 +102,7 @@ def standings_table(bots: Sequence[Mapping[str, Any]], marks: Mapping[str, Any] 
             + f'><td class="num">{rank}</td><td class="bot" data-testid="bot">{html.escape(name)}{marks_html(tags)}</td>'
             + _cell("elo", bot.get("elo"), _num(bot.get("elo")))
             + _cell("ci95", bot.get("ci95"), interval, interval_class)
+            + _los_next(los, name, below.get(name))
             + _cell("sequential", bot.get("sequential"), _num(bot.get("sequential")))
             + _cell("games", bot.get("games"), _num(bot.get("games")))
             + _cell("win-share", bot.get("win_share"), _share(bot.get("win_share")))
@@ -315,8 +329,9 @@ def render_report(
 <section id="standings"><h2>Standings</h2>
 <p class="hint">Elo from a Bradley–Terry fit over every pair at every table, with seat terms; ±95% is the
 cluster-robust interval; "≥ X (floor)" or "≤ X (ceiling)" marks a bot whose games bound it on one side only
-(it never lost, or never won): no other end is known. Sequential Elo is the classic game-by-game update, for reference.</p>
-{standings_table(bots, data.get("entrants") or {})}
+(it never lost, or never won): no other end is known. LOS next is the likelihood that the bot is stronger than
+the one ranked below it. Sequential Elo is the classic game-by-game update, for reference.</p>
+{standings_table(bots, data.get("entrants") or {}, data.get("los") or {})}
 {elo_chart(bots)}</section>
 {revisions_section(list(data.get("revisions") or []))}
 <section id="history"><h2>Rating over the league</h2>

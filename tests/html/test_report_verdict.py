@@ -15,6 +15,7 @@ from verdict_support import cli, crash_match, gauntlet, group_scores, grown, spr
 
 from harness.html.report import faults_table, render_report
 from harness.league.matches import verdict_text
+from harness.ratings.render import los_text
 from harness.ratings.sprt import llr
 
 
@@ -76,6 +77,8 @@ def test_floors_and_ceilings_show_as_such_in_the_report(tmp_path_factory: pytest
     assert ci["random"] == f"≥ {bots['random']['low']:.0f} (floor)"
     assert ci["crashy"] == f"≤ {bots['crashy']['high']:.0f} (ceiling)"
     assert "±" not in ci["random"] + ci["crashy"]
+    los = {name: html.unescape(re.search(r'data-testid="los-next"[^>]*>([^<]*)<', row).group(1)) for name, row in rows.items()}  # type: ignore[union-attr]
+    assert los == {"random": los_text(_json(folder)["los"]["random"]["crashy"]), "crashy": "-"}
     chart = re.search(r'data-testid="elo-chart".*?</svg>', page, re.S)
     assert chart
     bars = {_attr(t, "data-label"): _attr(t, "data-bound") for t in re.findall(r'<g class="bar"[^>]*>', chart.group(0))}
