@@ -80,7 +80,7 @@ def standings_table(
     """
     marks, los = marks or {}, los or {}
     names = [str(bot.get("name", "?")) for bot in bots]
-    below = dict(zip(names, [*names[1:], None], strict=True))
+    below = dict(zip(names, [*names[1:], None], strict=False))  # no bots: no rows
     # the game's own statistics (Game.statistics), per round played: mean_<name>
     stats = [key for key in dict.fromkeys(k for bot in bots for k in bot) if key.startswith("mean_")]
     stats = [key for key in stats if key != "mean_score"]

@@ -77,7 +77,7 @@ def los_text(p: float | None) -> str:
 def los_next(fit: EloFit) -> dict[str, float | None]:
     """Per bot, the likelihood that it is stronger than the bot ranked just below it (None for the last)."""
     out: dict[str, float | None] = {}
-    for bot, below in zip(fit.bots, [*fit.bots[1:], None], strict=True):
+    for bot, below in zip(fit.bots, [*fit.bots[1:], None], strict=False):  # strict fails on no bots
         p = fit.los.get(bot.name, {}).get(below.name) if below is not None else None
         out[bot.name] = p if p is None or math.isfinite(p) else math.nan
     return out
