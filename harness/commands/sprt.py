@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -104,6 +105,7 @@ def sprt_match(
     from harness.games import DEFAULT_GAME, get_game
     from harness.league.config import LeagueConfig, default_jobs, entrants
     from harness.league.interrupts import Interrupted
+    from harness.league.progress import sprt_line
     from harness.league.schedule import group_size
     from harness.league.sprt_run import run_sprt
     from harness.league.standings import render
@@ -158,13 +160,18 @@ def sprt_match(
     )
     started = time.monotonic()
     last = [0.0]
+    width = [0]
 
     def listener(_: object, test: Any) -> None:
         now = time.monotonic()
         if sys.stderr.isatty() or now - last[0] >= 5.0:
             last[0] = now
             end = "\r" if sys.stderr.isatty() else "\n"
-            click.echo(f"{len(test.scores)} groups, {test.games} games, LLR {test.llr:+.2f}", err=True, nl=False)
+            line = sprt_line(len(test.scores), test.games, test.llr, test.bounds.lower, test.bounds.upper)
+            if sys.stderr.isatty():  # rewritten in place: never wider than the terminal, no stale tail
+                line = line[: shutil.get_terminal_size().columns - 1]
+                line, width[0] = line.ljust(width[0]), len(line)
+            click.echo(line, err=True, nl=False)
             click.echo(end, err=True, nl=False)
 
     def opened(store: Any) -> None:

@@ -18,7 +18,8 @@ from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, REGISTRY
 from harness.html.charts import Bar, colour, error_bars, heat, line_chart
 from harness.html.page import asset, shell
-from harness.terminal import inline
+from harness.html.verdict import fault_groups, group_faults, marks_html, revisions_section, verdict_section
+from harness.ratings.render import los_text
 
 
 def _num(value: Any, digits: int = 0, missing: str = "n/a") -> str:
@@ -49,13 +50,42 @@ def _share(value: Any) -> str:
     return "n/a" if number is None else f"{100.0 * number:.1f}%"
 
 
-def standings_table(bots: Sequence[Mapping[str, Any]]) -> str:
-    """Return the standings as an HTML table, one row per bot in rank order."""
+def _interval(bot: Mapping[str, Any]) -> tuple[str, str]:
+    """The ±95% cell's text and class: the half-width, or a floor / ceiling said as such (not as ±)."""
+    bound = bot.get("bound")
+    if bound == "floor":
+        return f"≥ {_num(bot.get('low'))} (floor)", "num bound"
+    if bound == "ceiling":
+        return f"≤ {_num(bot.get('high'))} (ceiling)", "num bound"
+    if bound == "open":
+        return "open", "num bound"
+    return _pm(bot.get("ci95"), 0), "num"
+
+
+def _los_next(los: Mapping[str, Any], name: str, below: str | None) -> str:
+    if below is None:
+        return _cell("los-next", None, "-")
+    p = _float((los.get(name) or {}).get(below))
+    return _cell("los-next", p, los_text(p))
+
+
+def standings_table(
+    bots: Sequence[Mapping[str, Any]], marks: Mapping[str, Any] | None = None, los: Mapping[str, Any] | None = None
+) -> str:
+    """Return the standings as an HTML table, one row per bot in rank order.
+
+    ``marks`` (the report data's ``entrants``) tags a bot's name: gauntlet entrant,
+    joined or retired in a revision; ``los`` (its ``los`` matrix) gives each bot's
+    likelihood of superiority over the bot ranked below it.
+    """
+    marks, los = marks or {}, los or {}
+    names = [str(bot.get("name", "?")) for bot in bots]
+    below = dict(zip(names, [*names[1:], None], strict=False))  # no bots: no rows
     # the game's own statistics (Game.statistics), per round played: mean_<name>
     stats = [key for key in dict.fromkeys(k for bot in bots for k in bot) if key.startswith("mean_")]
     stats = [key for key in stats if key != "mean_score"]
     head = (
-        "<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>sequential</th><th>games</th>"
+        "<tr><th>#</th><th>bot</th><th>Elo</th><th>±95%</th><th>LOS next</th><th>sequential</th><th>games</th>"
         "<th>win share</th><th>mean score</th>"
         + "".join(f"<th>{html.escape(key.replace('_', ' '))}</th>" for key in stats)
         + "<th>faults</th></tr>"
@@ -64,11 +94,15 @@ def standings_table(bots: Sequence[Mapping[str, Any]]) -> str:
     for rank, bot in enumerate(bots, 1):
         name = str(bot.get("name", "?"))
         faults = bot.get("faults", 0)
+        tags = marks.get(name) or []
+        interval, interval_class = _interval(bot)
         rows.append(
-            f'<tr data-testid="standing" data-bot="{html.escape(name)}">'
-            f'<td class="num">{rank}</td><td class="bot" data-testid="bot">{html.escape(name)}</td>'
+            f'<tr data-testid="standing" data-bot="{html.escape(name)}"'
+            + (f' data-marks="{html.escape(" ".join(str(m.get("mark")) for m in tags))}"' if tags else "")
+            + f'><td class="num">{rank}</td><td class="bot" data-testid="bot">{html.escape(name)}{marks_html(tags)}</td>'
             + _cell("elo", bot.get("elo"), _num(bot.get("elo")))
-            + _cell("ci95", bot.get("ci95"), _pm(bot.get("ci95"), 0))
+            + _cell("ci95", bot.get("ci95"), interval, interval_class)
+            + _los_next(los, name, below.get(name))
             + _cell("sequential", bot.get("sequential"), _num(bot.get("sequential")))
             + _cell("games", bot.get("games"), _num(bot.get("games")))
             + _cell("win-share", bot.get("win_share"), _share(bot.get("win_share")))
@@ -113,8 +147,15 @@ def elo_chart(bots: Sequence[Mapping[str, Any]]) -> str:
     bars = []
     for i, bot in enumerate(bots):
         elo, half = _float(bot.get("elo")), _float(bot.get("ci95"))
-        note = "n/a" if elo is None else f"{elo:.0f}" + (f" ± {half:.0f}" if half is not None else "")
-        bars.append(Bar(str(bot.get("name", "?")), elo, half, note, colour(i)[0]))
+        bound = bot.get("bound") if bot.get("bound") in ("floor", "ceiling", "open") else None
+        if elo is None:
+            note = "n/a"
+        elif bound is not None:
+            note = f"{elo:.0f}; " + _interval(bot)[0].split(" (")[0]
+        else:
+            note = f"{elo:.0f}" + (f" ± {half:.0f}" if half is not None else "")
+        low, high = _float(bot.get("low")), _float(bot.get("high"))
+        bars.append(Bar(str(bot.get("name", "?")), elo, half, note, colour(i)[0], bound, low, high))
     return error_bars(bars, testid="elo-chart", unit="Elo")
 
 
@@ -234,30 +275,11 @@ def _settled(series: Mapping[str, Sequence[tuple[float, float]]]) -> tuple[float
     return lo - pad, hi + pad
 
 
-def faults_table(faults: Sequence[Mapping[str, Any]], links: Sequence[str | None]) -> str:
-    """Return the faults, each linked to its game's viewer page when one was written."""
-    if not faults:
-        return '<p data-testid="no-faults">No faults: every bot answered every turn in time and by the rules.</p>'
-    rows = []
-    for i, fault in enumerate(faults):
-        href = links[i] if i < len(links) else None
-        detail = inline(str(fault.get("detail", "")))  # a bot's text: one line, its controls shown
-        short = detail if len(detail) <= 160 else detail[:157] + "..."
-        link = (
-            f'<a href="{html.escape(href)}" data-testid="fault-link">watch</a>'
-            if href
-            else html.escape(str(fault.get("replay") or ""))
-        )
-        rows.append(
-            f'<tr data-testid="fault"><td class="num">{html.escape(str(fault.get("game", "")))}</td>'
-            f'<td>{html.escape(inline(str(fault.get("bot", ""))))}</td>'
-            f'<td class="kind">{html.escape(inline(str(fault.get("kind", ""))))}</td>'
-            f'<td class="detail" title="{html.escape(detail)}">{html.escape(short)}</td><td>{link}</td></tr>'
-        )
-    return (
-        '<table class="data faults" data-testid="faults"><thead><tr><th>game</th><th>bot</th><th>kind</th>'
-        f"<th>detail</th><th>replay</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    )
+def faults_table(
+    faults: Sequence[Mapping[str, Any]], links: Sequence[str | None], tails: Sequence[str | None] = ()
+) -> str:
+    """Return the faults grouped by bot and kind (count, first detail and stderr tail, replay links)."""
+    return fault_groups(faults, links, tails)
 
 
 def _plain(value: Any) -> str:
@@ -288,11 +310,14 @@ def render_report(
     *,
     fault_links: Sequence[str | None] = (),
     title: str = "L.L.A.M.A. league report",
+    fault_tails: Sequence[str | None] = (),
 ) -> str:
     """Return the report page for ``data`` (the ``ratings --format json`` dict).
 
-    ``fault_links[i]`` is the relative address of the viewer page for ``data["faults"][i]``.
-    Missing keys show as empty sections; nothing raises on odd values (they show as n/a).
+    ``fault_links[i]`` is the relative address of the viewer page for ``data["faults"][i]``,
+    ``fault_tails[i]`` the stderr tail its replay recorded. A match, an SPRT or a league
+    run until decided opens with its verdict. Missing keys show as empty sections;
+    nothing raises on odd values (they show as n/a).
     """
     bots = list(data.get("bots") or [])
     names = [str(bot.get("name", "?")) for bot in bots]
@@ -300,11 +325,15 @@ def render_report(
     body = f"""\
 <header class="top"><h1>{html.escape(title)}</h1>{_config(data.get("config"), data.get("games"), len(bots))}</header>
 <main>
+{verdict_section(data)}
 <section id="standings"><h2>Standings</h2>
 <p class="hint">Elo from a Bradley–Terry fit over every pair at every table, with seat terms; ±95% is the
-cluster-robust interval. Sequential Elo is the classic game-by-game update, for reference.</p>
-{standings_table(bots)}
+cluster-robust interval; "≥ X (floor)" or "≤ X (ceiling)" marks a bot whose games bound it on one side only
+(it never lost, or never won): no other end is known. LOS next is the likelihood that the bot is stronger than
+the one ranked below it. Sequential Elo is the classic game-by-game update, for reference.</p>
+{standings_table(bots, data.get("entrants") or {}, data.get("los") or {})}
 {elo_chart(bots)}</section>
+{revisions_section(list(data.get("revisions") or []))}
 <section id="history"><h2>Rating over the league</h2>
 <p class="hint">The batch Elo refitted after each share of the games; the first few fits swing widely and
 are clipped.</p>{history_chart(names, data.get("history") or [])}</section>
@@ -318,10 +347,56 @@ coloured by the row's score share.</p>{crosstable(names, data.get("crosstable") 
 <section id="timing"><h2>Move times</h2>
 <p class="hint">Wall-clock time from sending a turn to reading its reply (as the replays record it); start-up
 is from starting the process to its answer to hello.</p>{timing_table(bots)}</section>
-<section id="faults"><h2>Faults ({len(faults)})</h2>{faults_table(faults, fault_links)}</section>
+<section id="faults"><h2>Faults ({len(faults)})</h2>
+<p class="hint">One row per bot and kind of fault: how often, the first one's detail and stderr tail, and the
+games (each link opens the replay at the fault, from the faulting seat).</p>{faults_table(faults, fault_links, fault_tails)}</section>
 </main>
 <footer class="help">Generated by llama-harness report. Self-contained: no network needed.</footer>"""
     return shell(title, asset("report.css"), body)
+
+
+def fault_tails(league_dir: Path, faults: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """The stderr tail recorded with the first fault of each (bot, kind) group; None for the others.
+
+    A missing or unreadable replay gives None (the report still shows the group).
+    """
+    from harness.replay.io import read_replay
+    from harness.replay.records import FaultRecord
+
+    tails: list[str | None] = [None] * len(faults)
+    for members in group_faults(faults):
+        fault = faults[members[0]]
+        replay = fault.get("replay")
+        if not replay:
+            continue
+        path = Path(str(replay))
+        path = path if path.is_absolute() else league_dir / path
+        try:
+            records = read_replay(path)
+        except (HarnessError, OSError):
+            continue
+        seat = fault.get("seat")
+        tails[members[0]] = next(
+            (r.stderr for r in records if isinstance(r, FaultRecord) and (seat is None or r.seat == seat)), None
+        )
+    return tails
+
+
+def report_title(data: Mapping[str, Any], folder: str) -> str:
+    """The page title: a match, an SPRT, a gauntlet or a league (until decided), of which game."""
+    config = data.get("config") or {}
+    game = REGISTRY.get(str(config.get("game", DEFAULT_GAME)))
+    name = game.title if game is not None else "League"
+    kind = str(data.get("kind") or "league")
+    bots = [str(b) for b in config.get("bots") or []]
+    if kind == "sprt" and len(bots) >= 2:
+        field = f" (field: {', '.join(bots[2:])})" if bots[2:] else ""
+        return f"{name} SPRT report · {bots[0]} vs {bots[1]}{field} · {folder}"
+    if kind == "match" and bots:
+        pair = " vs ".join(bots) if len(bots) <= 4 else f"{len(bots)} bots"
+        return f"{name} match report · {pair} · {folder}"
+    what = {"gauntlet": "gauntlet report", "until-decided": "league report (until decided)"}.get(kind, "league report")
+    return f"{name} {what} · {folder}"
 
 
 def _fault_step(replay: Path, bot: str) -> tuple[int, int | None]:
@@ -396,8 +471,9 @@ def write_report(league_dir: Path, out: Path | None = None) -> Path:
     check_output(out)  # before any work: a FIFO or a device is refused, never replaced
     data = report_data(league_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
-    links = viewer_pages(league_dir, data.get("faults") or [], out.parent / f"{out.stem}_files")
-    game = REGISTRY.get(str((data.get("config") or {}).get("game", DEFAULT_GAME)))
-    title = game.title if game is not None else "League"
-    page = render_report(data, fault_links=links, title=f"{title} league report · {league_dir.name}")
+    faults = data.get("faults") or []
+    links = viewer_pages(league_dir, faults, out.parent / f"{out.stem}_files")
+    page = render_report(
+        data, fault_links=links, title=report_title(data, league_dir.name), fault_tails=fault_tails(league_dir, faults)
+    )
     return write_output(out, page)

@@ -38,6 +38,32 @@ class Tally:
         return sorted(shares, key=lambda item: (-item[1], item[0]))[:n]
 
 
+GAUGE = 21  # characters between the two bounds in an SPRT's progress line
+
+
+def llr_gauge(llr: float, lower: float, upper: float, width: int = GAUGE) -> str:
+    """Where the LLR stands between its bounds: ``H0 [-----|--*-------] H1`` (``|`` is zero)."""
+    cells = ["-"] * width
+
+    def at(value: float) -> int:
+        share = (value - lower) / (upper - lower) if upper > lower else 0.5
+        return min(max(round(share * (width - 1)), 0), width - 1)
+
+    if lower < 0.0 < upper:
+        cells[at(0.0)] = "|"
+    if llr == llr:  # not NaN
+        cells[at(llr)] = "*"
+    return f"H0 [{''.join(cells)}] H1"
+
+
+def sprt_line(groups: int, games: int, llr: float, lower: float, upper: float) -> str:
+    """An SPRT's progress: ``12 deal groups, 24 games · LLR +1.23 (bounds -2.94, +2.94) H0 [...] H1``."""
+    return (
+        f"{groups} deal groups, {games} games · LLR {llr:+.2f} (bounds {lower:+.2f}, {upper:+.2f}) "
+        + llr_gauge(llr, lower, upper)
+    )
+
+
 def _duration(seconds: float) -> str:
     seconds = max(0, round(seconds))
     minutes, secs = divmod(seconds, 60)

@@ -18,6 +18,7 @@ import numpy as np
 
 from harness.errors import HarnessError
 from harness.league.reader import SeatSums
+from harness.league.run_verdict import decided_pairs, entrant_marks, read_summary, run_kind, sprt_track
 from harness.league.store import Store
 from harness.ratings import EloFit, fit_elo, render_csv, render_table, sequential_elo
 from harness.ratings.aggregate import Aggregate, aggregate
@@ -73,6 +74,8 @@ class Standings:
     decisions: dict[str, Any] | None = None  # a league run until decided: its sequential decisions
     revisions: tuple[dict[str, Any], ...] = ()  # how the league grew
     timing: dict[str, dict[str, Any]] = field(default_factory=dict)  # Timing.summary() by bot
+    identity: dict[str, Any] = field(default_factory=dict)  # what the run was (kind, sprt bounds, ...)
+    sprt: dict[str, Any] | None = None  # an SPRT's bounds, result and LLR history (run_verdict.sprt_track)
 
 
 def figures_of(results: Results, sums: SeatSums, faults: dict[str, int]) -> dict[str, BotFigures]:
@@ -124,6 +127,8 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
         counts = store.fault_counts()
         revisions = tuple(store.revisions())
         timing = {name: t.summary() for name, t in store.timing().items()}
+        identity = store.meta("identity") or {}
+        sprt = sprt_track(store, identity, read_summary(folder)) if identity.get("sprt") is not None else None
     played = [name for name, n in zip(results.names, results.games_per_bot().tolist(), strict=True) if n]
     fit: EloFit | None = None
     stats: Aggregate | None = None
@@ -154,6 +159,8 @@ def load(folder: Path, anchor: Anchor | None = None) -> Standings:
         decisions=decisions,
         revisions=revisions,
         timing=timing,
+        identity=identity,
+        sprt=sprt,
     )
 
 
@@ -240,6 +247,11 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
             }
         )
     return {
+        "kind": run_kind(standings.identity, standings.config),
+        "verdict": _match_verdict(league_dir, standings),
+        "sprt": standings.sprt,
+        "decided_pairs": decided_pairs(standings.decisions),
+        "entrants": entrant_marks(standings.config, standings.revisions, _ranked(standings)),
         "games": standings.games,
         "clusters": fit.clusters if fit else 0,
         "notes": notes(standings),
@@ -263,6 +275,28 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
     }
 
 
+def _match_verdict(folder: Path, standings: Standings) -> dict[str, Any] | None:
+    """A two-bot match's verdict (harness.league.matches.verdict, with its text); None for other runs."""
+    if standings.config.get("kind") != "match":
+        return None
+    from harness.league.matches import verdict, verdict_text  # matches builds on this module
+
+    data = verdict(folder, standings)
+    return None if data is None else {**data, "text": verdict_text(data)}
+
+
+def sprt_line(track: dict[str, Any]) -> str:
+    """An SPRT's state in one line: ``sprt: LLR +1.23 (bounds -2.94, +2.94) after 40 deal groups: H1``."""
+    llr, lower, upper = (track.get(key) for key in ("llr", "lower", "upper"))
+    shown = [f"{v:+.2f}" if isinstance(v, int | float) else "?" for v in (llr, lower, upper)]
+    result = str(track.get("result") or "inconclusive")
+    state = "not decided yet" if result == "inconclusive" else result
+    return (
+        f"sprt {track.get('bot')} vs {track.get('opponent')}: LLR {shown[0]} (bounds {shown[1]}, {shown[2]}) "
+        f"after {track.get('groups', 0)} deal groups, {track.get('games', 0)} games: {state}"
+    )
+
+
 def notes(standings: Standings) -> list[str]:
     """The notes printed under the table (prior, intervals, edges, blind pairs, sequential Elo, decisions)."""
     out = fit_notes(standings.fit, bool(standings.sequential)) if standings.fit else []
@@ -271,6 +305,8 @@ def notes(standings: Standings) -> list[str]:
         out.append(f"gauntlet: {', '.join(new)} against the field; ratings anchored to the field (its mean is 1500)")
     if standings.decisions:
         out += summary_lines(standings.decisions)
+    if standings.sprt is not None:
+        out.append(sprt_line(standings.sprt))
     return out
 
 

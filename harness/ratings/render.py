@@ -63,6 +63,28 @@ def _interval_cell(bot: BotRating) -> str:
     return _bound_text(bot) if bot.bound else _number(bot.ci95, 0, "n/a")
 
 
+def los_text(p: float | None) -> str:
+    """A likelihood of superiority as a percentage: ``97.3%``, ``>99.9%``, ``<0.1%``, or ``n/a``."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    if p > 0.999:
+        return ">99.9%"
+    if p < 0.001:
+        return "<0.1%"
+    return f"{100 * p:.1f}%"
+
+
+def los_next(fit: EloFit) -> dict[str, float | None]:
+    """Per bot, the likelihood that it is stronger than the bot ranked just below it (None for the last)."""
+    out: dict[str, float | None] = {}
+    for bot, below in zip(fit.bots, [*fit.bots[1:], None], strict=False):  # strict fails on no bots
+        p = fit.los.get(bot.name, {}).get(below.name) if below is not None else None
+        out[bot.name] = p if p is None or math.isfinite(p) else math.nan
+    return out
+
+
+LOS_NOTE = "LOS next: likelihood of superiority over the bot ranked just below (the JSON's los matrix)"
+
 SEQUENTIAL_NOTE = (
     "seq Elo: incremental Elo (K = 32) in game order, over the last 100,000 games at most: "
     "an order-dependent reference that never settles, without an interval, rounded to 10"
@@ -116,23 +138,25 @@ def render_table(
 
     Columns: rank, bot, Elo, ±95% (half-width of the cluster-robust interval, or
     "≥X" / "≤X" for a bot whose games bound it on one side only: `BotRating.bound`),
-    sequential Elo (only when `sequential` is given), then the `extra` columns.
+    LOS next (the likelihood of superiority over the bot ranked below), sequential Elo (only when `sequential` is given), then the `extra` columns.
     A line with the seat advantages follows when they were fitted. Missing
     values show as "-", unavailable errors as "n/a". Extra entries for bots that
     are not in the fit are ignored.
     """
     columns = _extra_columns(fit, extra)
-    header = ["rank", "bot", "Elo", "±95%"]
+    header = ["rank", "bot", "Elo", "±95%", "LOS next"]
     if sequential is not None:
         header.append("seq Elo (ref.)")
     header += columns
     rows: list[list[str]] = []
+    below = los_next(fit)
     for rank, bot in enumerate(fit.bots, start=1):
         row = [
             str(rank),
             bot.name,
             _number(bot.rating, 0, "n/a"),
             _interval_cell(bot),
+            "-" if below[bot.name] is None else los_text(below[bot.name]),
         ]
         if sequential is not None:
             seq = sequential.get(bot.name)
@@ -160,7 +184,9 @@ def render_table(
             f"seat {seat.seat} {seat.advantage:+.0f} ±{_number(seat.ci95, 0, 'n/a')}" for seat in fit.seats
         )
         out.append(f"seat advantage (Elo): {seats}")
-    out += [f"note: {note}" for note in fit_notes(fit, sequential is not None)]
+    told = fit_notes(fit, sequential is not None)
+    told.insert(len(told) - 1 if sequential is not None else len(told), LOS_NOTE)  # seq Elo's note stays last
+    out += [f"note: {note}" for note in told]
     out += list(notes)
     return "\n".join(out) + "\n"
 
