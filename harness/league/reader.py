@@ -46,7 +46,8 @@ class _Chunk:
     starts: Any  # int64: where each game's seats begin, within the chunk
     sums: Any  # int64 per bot (by index): the sum of its final scores
     stats: list[tuple[str, str, float]]
-    clusters: list[str]
+    clusters: list[str]  # the chunk's distinct clusters, in the order first met
+    cluster: Any  # int32 per game: an index into ``clusters``
     rounds: Any
 
 
@@ -119,13 +120,22 @@ def _read(uri: str, queries: _Queries, ranges: list[tuple[int, int]]) -> list[_C
                     starts=starts,
                     sums=sums,
                     stats=stats,
-                    clusters=clusters.split("\x1f") if clusters else [],
+                    **_clusters(clusters),
                     rounds=np.fromstring(rounds or "", dtype=np.int64, sep=" "),
                 )
             )
     finally:
         db.close()
     return out
+
+
+def _clusters(joined: str | None) -> dict[str, Any]:
+    """A chunk's cluster names as distinct names and an index a game (a deal group's
+    games share one: 10 million names as Python strings held ~600 MB at once)."""
+    first: dict[str, int] = {}
+    names = joined.split("\x1f") if joined else []
+    cluster = np.fromiter((first.setdefault(name, len(first)) for name in names), np.int32, len(names))
+    return {"clusters": list(first), "cluster": cluster}
 
 
 def _joined(chunks: list[_Chunk], field: str, dtype: Any) -> Any:
@@ -161,8 +171,7 @@ def read_results(path: Path, names: list[str]) -> tuple[Results, SeatSums]:
     del parts
     score = dict.fromkeys(names, 0)
     stats: dict[str, dict[str, float]] = {name: {} for name in names}
-    # a cluster's index in the order first met; the strings are dropped chunk by chunk
-    # (10 million of them as Python objects took ~700 MB)
+    # a cluster's index in the order first met, in game-id order (so the same each run)
     index: dict[str, int] = {}
     cluster_parts: list[Any] = []
     start_parts: list[Any] = []
@@ -173,12 +182,11 @@ def read_results(path: Path, names: list[str]) -> tuple[Results, SeatSums]:
         for name, stat, total in chunk.stats:
             if name in stats:
                 stats[name][stat] = stats[name].get(stat, 0.0) + total
-        if len(chunk.starts) != len(chunk.clusters) or len(chunk.rounds) != len(chunk.clusters):
+        if len(chunk.starts) != len(chunk.cluster) or len(chunk.rounds) != len(chunk.cluster):
             raise ValueError("the results and the seats tables disagree")
-        cluster_parts.append(
-            np.fromiter((index.setdefault(c, len(index)) for c in chunk.clusters), np.int32, len(chunk.clusters))
-        )
-        chunk.clusters.clear()
+        mapping = np.fromiter((index.setdefault(c, len(index)) for c in chunk.clusters), np.int32, len(chunk.clusters))
+        cluster_parts.append(mapping[chunk.cluster])
+        chunk.clusters, chunk.cluster = [], None
         start_parts.append(chunk.starts + seats)
         seats += len(chunk.code)
 
