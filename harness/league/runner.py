@@ -21,7 +21,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -35,6 +35,7 @@ from harness.bots.process import become_subreaper, children_of, kill_tree, pid_a
 from harness.bots.snapshot import SnapshotStore, remove_tree
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
+from harness.league import ship
 from harness.league.config import LeagueConfig
 from harness.league.interrupts import interruptible, stop_workers, worker_signals
 from harness.league.outfolder import check_out
@@ -82,6 +83,9 @@ class JobTask:
     compress: bool = False
     keep_results: bool = False  # also return the referee's GameResults (the library's run_match)
     runtimes: tuple[str, ...] = ()  # with ``sandbox``: the runtime roots the worker's sandbox shows
+    # a cluster's job: the bots run from the worker's snapshot cache (harness.league.ship),
+    # the replays and logs come back in the outcome; ``league`` is not read or written
+    ship: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,10 @@ class JobOutcome:
     worker_rss_kib: int = 0  # the worker's peak resident memory so far (bench/league.py)
     timing: tuple[tuple[str, Timing], ...] = ()  # each bot's move and start-up times in this job
     results: tuple[GameResult, ...] = ()  # with JobTask.keep_results, by game
+    # a shipped job's replays (relative path, zlib bytes; a .gz as it is) and bots' logs
+    # (file name, zlib bytes): harness.league.ship.record writes them into the league folder
+    files: tuple[tuple[str, bytes], ...] = ()
+    logs: tuple[tuple[str, bytes], ...] = ()
 
 
 def replay_path(game_id: int, kind: str = "league", compress: bool = False) -> str:
@@ -109,14 +117,29 @@ def _by_seat(statistics: dict[str, list[float]], players: int) -> tuple[dict[str
 
 
 def run_job(task: JobTask) -> JobOutcome:
-    """Play every game of a job at one table; raise HarnessError if the sandbox is unavailable."""
-    league = Path(task.league)
+    """Play every game of a job at one table; raise HarnessError if the sandbox is unavailable.
+
+    A shipped job (``task.ship``) plays into a private folder of its worker and returns
+    its replays and logs; it raises HarnessError for a snapshot the worker cannot run.
+    """
+    if not task.ship:
+        return _play(task, task.bots, Path(task.league), (Path(task.league), *(b.folder for b in task.bots)))
+    bots, cache = ship.localize(task.bots)
+    out = Path(tempfile.mkdtemp(prefix="llama-job-", dir=task.temp_root))
+    try:
+        outcome = _play(task, bots, out, (out, cache))
+        files, logs = ship.collect(out, (row.replay for row in outcome.games), out / LOGS)
+    finally:
+        remove_tree(out)
+    return dataclasses.replace(outcome, files=files, logs=logs)
+
+
+def _play(task: JobTask, bots: tuple[BotSpec, ...], league: Path, hidden: tuple[Path, ...]) -> JobOutcome:
+    """Play the job with ``bots``, writing into ``league``; the sandbox hides ``hidden`` from the bots."""
     game = get_game(task.game)
     wrapper = task.wrapper
     if task.sandbox is not None:
-        wrapper = hiding(
-            resolve_sandbox(task.sandbox, dict(task.limits), task.runtimes), league, *(b.folder for b in task.bots)
-        )
+        wrapper = hiding(resolve_sandbox(task.sandbox, dict(task.limits), task.runtimes), *hidden)
     settings = TableSettings(
         game=game.name,
         options=game.parse_options(task.rules),
@@ -128,7 +151,7 @@ def run_job(task: JobTask) -> JobOutcome:
     )
     rows: list[GameRow] = []
     kept: list[GameResult] = []
-    with Table(task.bots, settings, len(task.job.games), hold_replays=True) as table:
+    with Table(bots, settings, len(task.job.games), hold_replays=True) as table:
         for scheduled in task.job.games:
             relative = replay_path(scheduled.game_id, task.kind, task.compress)
             result = table.play(scheduled.game_id, scheduled.seating, scheduled.seed, league / relative)
@@ -152,8 +175,9 @@ def run_job(task: JobTask) -> JobOutcome:
         timing = tuple((name, player.timing) for name, player in table.players.items())
     # leaving the with block wrote the job's replays (held until then); they reach the disk
     # before the league records the job as done (one sync a job, not an fsync a game:
-    # that cost more than the rest of the referee's work)
-    sync_filesystem(league)
+    # that cost more than the rest of the referee's work); a shipped job's, at home
+    if not task.ship:
+        sync_filesystem(league)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return JobOutcome(task.job.job_id, tuple(rows), rss, timing, tuple(kept))
 
@@ -225,11 +249,13 @@ def local_executor(workers: int, temp_root: str | None = None) -> Executor:
 
 @contextlib.contextmanager
 def open_executor(
-    jobs: int, cluster: str | None, temp_root: str | None = None
+    jobs: int, cluster: str | None, temp_root: str | None = None, bots: Sequence[BotSpec] = ()
 ) -> Iterator[tuple[Executor, int]]:
     """Yield (executor, slots): a local pool, or a Dask cluster's executor for ``cluster``.
 
-    Raises HarnessError when dask is not installed or the scheduler cannot be reached.
+    On a cluster the sealed ``bots``' snapshots are sent to its workers first
+    (harness.league.ship). Raises HarnessError when dask is not installed, the
+    scheduler cannot be reached, or a bot is not sealed.
     """
     if cluster is None:
         executor = local_executor(jobs, temp_root)
@@ -256,6 +282,8 @@ def open_executor(
         raise HarnessError(f"--cluster {cluster!r}: {err}") from None
     try:
         slots = max(1, sum(client.nthreads().values()))
+        if bots:
+            ship.register(client, bots)
         executor = client.get_executor(pure=False)
         try:
             yield executor, slots
@@ -483,6 +511,7 @@ def job_task(
         kind=config.kind,
         compress=config.compress,
         keep_results=keep_results,
+        ship=cluster is not None,
     )
 
 
@@ -517,9 +546,9 @@ def _run(
             # bots of a worker that dies (OOM killer) re-parent to us: swept at the end
             become_subreaper()
             try:
-                with open_executor(min(config.jobs, left), cluster, temp_root) as (executor, slots):
+                with open_executor(min(config.jobs, left), cluster, temp_root, config.bots) as (executor, slots):
                     for outcome in _dispatch(executor, tasks, 2 * slots):
-                        if store.commit_job(outcome.job_id, outcome.games, outcome.timing):
+                        if ship.record(store, folder, outcome):
                             played += len(outcome.games)
                             if listener is not None:
                                 listener(outcome)

@@ -430,6 +430,11 @@ class Store:
     def done_jobs(self) -> set[int]:
         return {row[0] for row in self._query("SELECT job_id FROM jobs WHERE done = 1")}
 
+    def job_done(self, job_id: int) -> bool:
+        """True if job ``job_id`` is recorded as done."""
+        row = self._query("SELECT done FROM jobs WHERE job_id = ?", (job_id,))
+        return bool(row and row[0][0])
+
     def pending_jobs(self) -> int:
         return int(self._query("SELECT count(*) FROM jobs WHERE done = 0")[0][0])
 

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from harness.bots.process import become_subreaper
 from harness.errors import HarnessError
+from harness.league import ship
 from harness.league.config import LeagueConfig
 from harness.league.interrupts import interruptible
 from harness.league.outfolder import check_out
@@ -256,10 +257,10 @@ def _play(
     played = 0
     become_subreaper()
     try:
-        with open_executor(config.jobs, cluster, temp_root) as (executor, slots):
+        with open_executor(config.jobs, cluster, temp_root, config.bots) as (executor, slots):
             # a small window: work beyond the verdict is wasted (it is still recorded)
             for outcome in _dispatch(executor, tasks(), slots):
-                if store.commit_job(outcome.job_id, outcome.games, outcome.timing):
+                if ship.record(store, folder, outcome):
                     played += len(outcome.games)
                     for group in groups.record(outcome.games):
                         controller.group_done(group)
