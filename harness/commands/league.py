@@ -140,7 +140,7 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
     default=None,
     help="--until-decided: a pair shown to differ by less than this many Elo is decided as equal "
     "within ±margin (too close to call) and stops needing games; 0 never calls a tie "
-    "[default: 20].",
+    "[default: 30].",
 )
 @rules_options
 @runtime_option

@@ -40,7 +40,7 @@ from harness.ratings.tdist import t_cdf, t_quantile
 # No decision on a pair that shared fewer deal groups than this plus one.
 MIN_DOF = 4
 # --margin's default (Elo): neighbours closer than this may be called equal and stop needing games.
-DEFAULT_MARGIN = 20.0
+DEFAULT_MARGIN = 30.0
 
 
 def spent(fraction: float, alpha: float) -> float:

@@ -120,13 +120,26 @@ def statistics(scores: Sequence[float], elo0: float, elo1: float) -> tuple[float
     """
     if not scores:
         return 0.0, 0.0
-    values, probs = _distribution(scores)
+    return _statistics(*_distribution(scores), len(scores), elo0, elo1)
+
+
+def _counted(counts: dict[float, int]) -> tuple[FloatArray, FloatArray]:
+    """`_distribution` from the count of each score (what a running test keeps)."""
+    weights = dict.fromkeys((0.0, 1.0), REGULARISATION)
+    for value, count in counts.items():
+        weights[value] = weights.get(value, 0.0) + count
+    values = np.array(sorted(weights), dtype=np.float64)
+    freq = np.array([weights[v] for v in sorted(weights)], dtype=np.float64)
+    return values, freq / freq.sum()
+
+
+def _statistics(values: FloatArray, probs: FloatArray, n: int, elo0: float, elo1: float) -> tuple[float, float]:
     p0 = constrained_mle(values, probs, elo_to_score(elo0))
     p1 = constrained_mle(values, probs, elo_to_score(elo1))
     step = np.log(p1) - np.log(p0)
     mean = float(np.sum(probs * step))
     deviation = math.sqrt(max(float(np.sum(probs * (step - mean) ** 2)), 0.0))
-    return len(scores) * mean, deviation
+    return n * mean, deviation
 
 
 @dataclass(frozen=True)
@@ -166,17 +179,22 @@ class Sprt:
     scores: list[float] = field(default_factory=list)
     games: int = 0
     stopped_by: str | None = None  # "sprt" or "e-process", once there is a verdict
+    # the classic GSPRT (Wald's bounds at alpha, beta; no e-process, no overshoot
+    # correction): what the studies compare with
+    classic: bool = False
     _state: tuple[float, float, float] | None = field(default=None, repr=False)  # llr, lower, upper
 
     def __post_init__(self) -> None:
         self._against_h0 = Bettor(elo_to_score(self.bounds.elo0), up=True)
         self._against_h1 = Bettor(elo_to_score(self.bounds.elo1), up=False)
+        self._counts: dict[float, int] = {}
         for score in self.scores:
             self._bet(score)
 
     def _bet(self, score: float) -> None:
         self._against_h0.add(score)
         self._against_h1.add(score)
+        self._counts[score] = self._counts.get(score, 0) + 1
 
     def add(self, score: float, games: int) -> None:
         """Add one finished deal group (its score, and how many games it had)."""
@@ -190,7 +208,14 @@ class Sprt:
     def _statistics(self) -> tuple[float, float, float]:
         """The LLR and the SPRT's bounds after the overshoot correction (computed once per group)."""
         if self._state is None:
-            value, deviation = statistics(self.scores, self.bounds.elo0, self.bounds.elo1)
+            if self.scores:
+                values, probs = _counted(self._counts)
+                value, deviation = _statistics(values, probs, len(self.scores), self.bounds.elo0, self.bounds.elo1)
+            else:
+                value, deviation = 0.0, 0.0
+            if self.classic:
+                self._state = (value, self.bounds.lower, self.bounds.upper)
+                return self._state
             share = 1.0 - E_SHARE
             lower = math.log(share * self.bounds.beta / (1.0 - share * self.bounds.alpha))
             upper = math.log((1.0 - share * self.bounds.beta) / (share * self.bounds.alpha))
@@ -229,6 +254,8 @@ class Sprt:
             found = "H1"
         elif value <= lower:
             found = "H0"
+        elif self.classic:
+            pass
         elif self._against_h0.rejects(E_SHARE * self.bounds.alpha):
             found, by = "H1", "e-process"
         elif self._against_h1.rejects(E_SHARE * self.bounds.beta):

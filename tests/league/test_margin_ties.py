@@ -86,7 +86,7 @@ def test_margin_needs_until_decided(tmp_path: Path, bots: Callable[[list[str]], 
     assert "--margin needs --until-decided" in done.stderr
     bad = cli("league", folder, "--until-decided", "--margin", "nan", "--out", tmp_path / "p", check=False)
     assert bad.returncode == 2 and "--margin" in bad.stderr
-    assert "never calls a tie [default: 20]" in " ".join(cli("league", "--help").stdout.split())
+    assert "never calls a tie [default: 30]" in " ".join(cli("league", "--help").stdout.split())
 
 
 @pytest.mark.slow
