@@ -88,9 +88,12 @@ def relabel(group: list[Row], rng: random.Random) -> list[Row]:
 
 def league(
     pool: Pools, adaptive: bool, budget: int, seed: int, naive: bool = False, margin: float = 0.0,
-    gaps: dict[frozenset[str], float] | None = None,
+    gaps: dict[frozenset[str], float] | None = None, identical: bool = False,
 ) -> dict[str, object]:
-    """One league until decided on groups drawn from the pools (``naive``: identical policies).
+    """One league until decided on groups drawn from the pools.
+
+    ``identical`` (or ``naive``): identical policies, each group's bots permuted (true
+    differences exactly 0); ``naive`` also checks the naive stop.
 
     The naive stop is checked at the controller's own looks (after the same groups, on
     the same games), as a user watching ``ratings`` at those moments would. ``gaps``:
@@ -105,7 +108,7 @@ def league(
         for order in tables:
             group = rng.choice(pool[tuple(sorted(order))])
             looks = ranking.looks
-            controller.group_done(relabel(group, rng) if naive else group)  # type: ignore[arg-type]
+            controller.group_done(relabel(group, rng) if naive or identical else group)  # type: ignore[arg-type]
             if naive and ranking.looks > looks and not peeked:  # this group made a look
                 fit = fit_elo(controller.results)
                 peeked = any(fit.los[a][b] >= 0.95 for a, b in zip(ranking.order, ranking.order[1:], strict=False))
@@ -199,7 +202,7 @@ def identical(args: argparse.Namespace, count: int) -> None:
     print(f"  six identical policies ({count} leagues, budget {args.budget // 2}, {looks:.0f} looks each):"
           f" any pair decided (false) in {100 * false:.1f}% (limit 5%);"
           f" a naive stop at LOS >= 95% of an adjacent pair at the same looks in {100 * naive:.1f}%")
-    tied = [league(same, True, args.budget // 2, seed=7000 + i, margin=args.margin) for i in range(count)]
+    tied = [league(same, True, args.budget // 2, seed=7000 + i, margin=args.margin, identical=True) for i in range(count)]
     games = np.array([r["games"] for r in tied], dtype=float)
     ended = np.mean([r["done"] for r in tied])
     ordered = np.mean([r["decided"] > 0 for r in tied])  # type: ignore[operator]

@@ -192,14 +192,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=None, help="tests a row [400; --full 2000]")
     parser.add_argument("--cover-runs", type=int, default=None, help="of them, interval checks [150; --full 1000]")
     parser.add_argument("--groups", type=int, default=None, help="heads-up pool size [2000; --full 10000]; a field's is 1/4")
+    parser.add_argument("--table", choices=("both", "heads-up", "field"), default="both", help="which tables to study")
     args = parser.parse_args()
     runs = args.runs or (2000 if args.full else 400)
     cover = args.cover_runs if args.cover_runs is not None else (1000 if args.full else 150)
     groups = args.groups or (10_000 if args.full else 2000)
     random.seed(0)
-    study("heads-up", ("A", "B"), {}, groups, runs, min(cover, runs), wide=None)
-    study("A, B and two field bots", ("A", "B", "F1", "F2"), {"F1": 0.05, "F2": 0.15}, groups // 4, runs,
-          min(cover, runs), wide=150.0)
+    if args.table != "field":
+        study("heads-up", ("A", "B"), {}, groups, runs, min(cover, runs), wide=None)
+    if args.table != "heads-up":
+            study("A, B and two field bots", ("A", "B", "F1", "F2"), {"F1": 0.05, "F2": 0.15}, groups // 4, runs,
+              min(cover, runs), wide=150.0)
 
 
 if __name__ == "__main__":
