@@ -14,9 +14,9 @@ The naive stop (likelihood of superiority >= 95% for an adjacent pair) is checke
 controller's own looks, on the same games. Leagues with ``--margin`` count a pair
 called equal whose true difference exceeds the margin as a wrong statement.
 
-Run as ``python bench/league_study.py`` (quick: 10 leagues a row, small pools, a few
-minutes on two busy cores) or ``--full`` (the docs' figures: 40 leagues a row, 200 of
-identical policies; about an hour on two busy cores).
+Run as ``python bench/league_study.py`` (quick: 10 leagues a row, small pools, 20
+identical leagues; 13 minutes wall at load ~24) or ``--full`` (40 leagues a row, 200 identical
+leagues; ``--identical-runs 100`` took 134 s of CPU).
 """
 
 from __future__ import annotations
