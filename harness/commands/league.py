@@ -134,6 +134,14 @@ def _anchor(value: str | None) -> tuple[str, float] | None:
     show_default=True,
     help="--until-decided: chance that every decided pair is in the right order.",
 )
+@click.option(
+    "--margin",
+    type=FiniteFloat(0.0, 1000.0),
+    default=None,
+    help="--until-decided: a pair shown to differ by less than this many Elo is decided as equal "
+    "within ±margin (too close to call) and stops needing games; 0 never calls a tie "
+    "[default: 30].",
+)
 @rules_options
 @runtime_option
 @trust_bots_option
@@ -156,6 +164,7 @@ def league(
     gauntlet: tuple[Path, ...],
     until_decided: bool,
     confidence: float,
+    margin: float | None,
     move_time: float | None,
     startup_time: float | None,
     **rules: Any,
@@ -196,8 +205,12 @@ def league(
 
         click.echo(seed_warning(config.seed), err=True)
     began = time.monotonic()
+    if margin is not None and not until_decided:
+        raise HarnessError("--margin needs --until-decided")
     if until_decided:
-        _until_decided(config, out, cluster, force, confidence)
+        from harness.ratings.decide import DEFAULT_MARGIN
+
+        _until_decided(config, out, cluster, force, confidence, DEFAULT_MARGIN if margin is None else margin)
         return
     run = run_with_progress(
         config, out, cluster=cluster, force=force, standings=lambda folder: click.echo(render(folder, "table"), nl=False)
@@ -213,7 +226,7 @@ def league(
     click.echo(f"ratings again: llama-harness ratings {run.folder}")
 
 
-def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, confidence: float) -> None:
+def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, confidence: float, margin: float) -> None:
     """``league --until-decided``: see harness.league.decided (the same command resumes it)."""
     from harness.commands.running import stopped
     from harness.league.decided import run_until_decided
@@ -246,7 +259,14 @@ def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, con
     try:
         try:
             run, ranking = run_until_decided(
-                config, out, confidence=confidence, listener=listener, force=force, started=started, cluster=cluster
+                config,
+                out,
+                confidence=confidence,
+                margin=margin,
+                listener=listener,
+                force=force,
+                started=started,
+                cluster=cluster,
             )
         finally:
             if progress is not None:
@@ -254,6 +274,8 @@ def _until_decided(config: Any, out: Path, cluster: str | None, force: bool, con
     except Interrupted as stop:
         stopped(config, out, stop, lambda folder: click.echo(render(folder, "table"), nl=False))
     verdict = "decided" if ranking.done() else "not decided within --games"
+    if ranking.done() and ranking.tied():
+        verdict = f"decided (every adjacent pair ordered or equal within ±{margin:g} Elo)"
     click.echo(f"{run.played} games played in {time.monotonic() - began:.1f} s ({run.recorded} in all): {verdict}", err=True)
     click.echo(render(run.folder, "table"), nl=False)
     from harness.html.report import write_report

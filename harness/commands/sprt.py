@@ -155,7 +155,9 @@ def sprt_match(
     click.echo(
         f"sprt: {a} vs {b}" + (f" with {', '.join(s.name for s in specs[2:])}" if len(specs) > 2 else "")
         + f": H0 elo <= {bounds.elo0:g}, H1 elo >= {bounds.elo1:g}, alpha {alpha:g}, beta {beta:g};"
-        f" LLR bounds [{bounds.lower:.2f}, {bounds.upper:.2f}]; deal groups of {size} games, at most {budget} games",
+        f" LLR bounds about [{bounds.lower:.2f}, {bounds.upper:.2f}] (at 90% of alpha, beta, moved in by the"
+        " expected overshoot), with betting e-processes for pairs far outside them;"
+        f" deal groups of {size} games, at most {budget} games",
         err=True,
     )
     started = time.monotonic()
@@ -199,10 +201,23 @@ def sprt_match(
         f"{summary['groups']} deal groups, {summary['games']} games ({summary['games_played']} played, "
         f"{elapsed:.1f} s)"
     )
+    wealth: Any = summary["log_wealth"]
+    limit: Any = summary["log_wealth_bound"]
     click.echo(
-        f"  Elo {a} - {b}: {_elo(summary['elo'])} (95% {_elo(low)} .. {_elo(high)}; "
-        "approximate after a sequential stop)"
+        f"  e-processes: log-wealth {wealth[0]:+.2f} against H0, {wealth[1]:+.2f} against H1 (stop at "
+        f"{limit[0]:.2f}, {limit[1]:.2f})" + (": they stopped the test" if summary["stopped_by"] == "e-process" else "")
     )
+    by = " (stopped by an e-process: far outside the bounds)" if summary["stopped_by"] == "e-process" else ""
+    adjusted: Any = summary["elo_adjusted_ci95"]
+    adjusted_low, adjusted_high = adjusted
+    if summary["stopped_by"] == "e-process":
+        click.echo(f"  Elo {a} - {b}: {_elo(summary['elo'])} (95% {_elo(low)} .. {_elo(high)}; fixed-sample){by}")
+    else:
+        click.echo(
+            f"  Elo {a} - {b}, stop-adjusted: {_elo(summary['elo_adjusted'])} (95% {_elo(adjusted_low)} .. "
+            f"{_elo(adjusted_high)}; median-unbiased); plain mean of the groups {_elo(summary['elo'])} "
+            f"(95% {_elo(low)} .. {_elo(high)}; not adjusted for the stop)"
+        )
     data = {
         "bots": [spec.name for spec in specs],
         "sprt": summary,

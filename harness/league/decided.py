@@ -1,5 +1,8 @@
 """``league --until-decided``: play until every adjacent pair of the ranking is decided.
 
+Decided means ordered, or (with ``--margin``) equal within ±margin Elo: too close to
+call, so the pair stops needing games (`harness.ratings.decide`).
+
 Deal groups are played a batch at a time (`harness.league.until`); after every few
 finished groups the ratings are refitted and `harness.ratings.decide.Ranking` tests
 every pair with its error spent across the looks. The league ends when every adjacent
@@ -199,6 +202,10 @@ class DecidedController:
         self.scheduled += len(tables) * self.size
         self.picker.resume(tables)
 
+    def decided(self) -> bool:
+        """Whether every adjacent pair is decided (ordered, or equal within the margin)."""
+        return self.stopped
+
     def group_done(self, group: Sequence[Played]) -> None:
         if self.stopped:
             return
@@ -224,6 +231,7 @@ def run_until_decided(
     folder: Path,
     *,
     confidence: float = 0.95,
+    margin: float = 0.0,
     adaptive: bool = True,
     listener: Callable[[JobOutcome], None] | None = None,
     force: bool = False,
@@ -238,10 +246,10 @@ def run_until_decided(
     seed = config.seed if isinstance(config.seed, int) else 0
     picker: Picker
     if config.gauntlet:  # where each new bot stands in the field
-        ranking = Ranking(names, config.games, confidence, new=frozenset(config.gauntlet))
+        ranking = Ranking(names, config.games, confidence, new=frozenset(config.gauntlet), margin=margin)
         picker = GauntletPicker(tuple(config.gauntlet), tuple(config.field_names), config.table_size, seed, adaptive)
     else:
-        ranking = Ranking(names, config.games, confidence)
+        ranking = Ranking(names, config.games, confidence, margin=margin)
         picker = TablePicker(names, config.table_size, seed, adaptive)
     controller = DecidedController(ranking, picker, config.games)
 
@@ -251,7 +259,8 @@ def run_until_decided(
         if started is not None:
             started(store)
 
-    identity = {**config.identity(), "until_decided": {"confidence": confidence, "adaptive": adaptive}}
+    decided = {"confidence": confidence, "adaptive": adaptive, "margin": margin}
+    identity = {**config.identity(), "until_decided": decided}
     run = run_sequential(
         config, folder, controller, identity=identity, listener=listener, started=opened, force=force, cluster=cluster
     )

@@ -3,7 +3,8 @@
 Every deal group seats A, B and the field bots in every rotation of one order and of
 its reverse; the test (`harness.ratings.sprt`) takes each group's score of A against
 B and stops at H1 (A is stronger by ELO1), at H0 (by ELO0 at most), or at the game
-budget (inconclusive).
+budget (inconclusive). Besides the SPRT's bounds, betting e-processes stop a pair far
+outside the bounds in a handful of groups (see that module).
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ class SprtController:
 
     def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
         self.scheduled += len(tables) * group_size(len(self.order))
+
+    def decided(self) -> bool:
+        """Whether the verdict is known (then no more games are needed)."""
+        return self.verdict is not None
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,14 @@ previous look. By the union bound over looks and over all m(m-1)/2 pairs (adjace
 the ranking is chosen by the data, so every pair is counted), the chance that any
 decided pair is in the wrong order is at most 1 - confidence. A decided pair stays
 decided.
+
+Ties give up (``margin`` > 0): a pair is decided *equal within ±margin* at a look when
+the interval of its difference at that look's level (|d| + q se, q the t quantile of
+the error spent at the look, two-sided) lies inside (-margin, margin): a two one-sided
+test (TOST) with each side at half the look's error. For a pair whose true difference
+is beyond the margin a wrong order and a false "equal" then each have at most half
+the look's error, so the union bound still holds for every statement the league makes
+(an order, or an equality within the margin).
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ from harness.ratings.tdist import t_cdf, t_quantile
 
 # No decision on a pair that shared fewer deal groups than this plus one.
 MIN_DOF = 4
+# --margin's default (Elo): neighbours closer than this may be called equal and stop needing games.
+DEFAULT_MARGIN = 30.0
 
 
 def spent(fraction: float, alpha: float) -> float:
@@ -63,10 +73,14 @@ class Ranking:
     # a gauntlet's new bots: then only where each stands in the field is asked (new bots
     # never meet, and the field's own order is not the question)
     new: frozenset[str] = frozenset()
+    margin: float = 0.0  # Elo; 0: a pair is decided only by its order
+    equal: dict[frozenset[str], Decision] = field(default_factory=dict)  # pairs equal within ±margin
 
     def __post_init__(self) -> None:
         if not 0.5 <= self.confidence < 1.0:
             raise ValueError(f"--confidence must be in [0.5, 1), got {self.confidence!r}")
+        if not (math.isfinite(self.margin) and self.margin >= 0.0):
+            raise ValueError(f"--margin must be a finite number of Elo >= 0, got {self.margin!r}")
 
     @property
     def pair_alpha(self) -> float:
@@ -111,6 +125,20 @@ class Ranking:
                 if 2.0 * t_cdf(-abs(ratio), dof) < budget:
                     better, worse = (a, b) if rating[a] > rating[b] else (b, a)
                     self.decided[key] = Decision(better, worse, games, self.looks)
+                elif self.margin > 0.0 and key not in self.equal and self._within(rating[a] - rating[b], ratio, dof, budget):
+                    better, worse = (a, b) if rating[a] >= rating[b] else (b, a)
+                    self.equal[key] = Decision(better, worse, games, self.looks)
+
+    def _within(self, difference: float, ratio: float, dof: int, budget: float) -> bool:
+        """Whether the pair's interval at this look's level lies inside ±margin (TOST).
+
+        Its error is |difference / ratio|; at a ratio too near 0 to recover it (a
+        difference of exactly 0) the pair waits for the next look.
+        """
+        if abs(ratio) < 1e-9:
+            return False
+        error = abs(difference / ratio)
+        return abs(difference) + t_quantile(1.0 - budget / 2.0, dof) * error < self.margin
 
     def adjacent(self) -> list[tuple[str, str]]:
         """The adjacent pairs of the current ranking, best first.
@@ -131,11 +159,22 @@ class Ranking:
         return pairs
 
     def undecided(self) -> list[tuple[str, str]]:
-        """Adjacent pairs not (yet) decided in the ranking's order."""
+        """Adjacent pairs not (yet) decided in the ranking's order, nor equal within the margin."""
         out = []
         for a, b in self.adjacent():
-            decision = self.decided.get(frozenset((a, b)))
-            if decision is None or decision.better != a:
+            key = frozenset((a, b))
+            decision = self.decided.get(key)
+            if (decision is None or decision.better != a) and key not in self.equal:
+                out.append((a, b))
+        return out
+
+    def tied(self) -> list[tuple[str, str]]:
+        """Adjacent pairs not ordered in the ranking's order but equal within the margin."""
+        out = []
+        for a, b in self.adjacent():
+            key = frozenset((a, b))
+            decision = self.decided.get(key)
+            if (decision is None or decision.better != a) and key in self.equal:
                 out.append((a, b))
         return out
 
@@ -153,6 +192,12 @@ class Ranking:
                 for d in sorted(self.decided.values(), key=lambda d: (d.look, d.better, d.worse))
             ],
             "undecided": [list(pair) for pair in self.undecided()],
+            "margin": self.margin,
+            "equal": [
+                {"a": d.better, "b": d.worse, "games": d.games, "look": d.look}
+                for d in sorted(self.equal.values(), key=lambda d: (d.look, d.better, d.worse))
+            ],
+            "tied": [list(pair) for pair in self.tied()],
             "done": self.done(),
             **({"gauntlet": sorted(self.new)} if self.new else {}),
         }
@@ -166,15 +211,27 @@ def summary_lines(data: dict[str, object]) -> list[str]:
     lines = [
         f"until decided: sequential tests per pair at {100 * confidence:g}% across "
         f"{data.get('looks', 0)} looks (error spent Pocock-type over the --games budget, Bonferroni over pairs)"
+        + (f"; a pair within ±{float(data['margin']):g} Elo may be called equal" if data.get("margin") else "")  # type: ignore[arg-type]
     ]
     pairs: Sequence[dict[str, object]] = decided  # type: ignore[assignment]
     if pairs:
         lines.append(
             "decided: " + ", ".join(f"{d['better']} > {d['worse']} (at {d['games']} games)" for d in pairs)
         )
+    margin = float(data.get("margin") or 0.0)  # type: ignore[arg-type]
+    tied: Sequence[Sequence[str]] = data.get("tied") or []  # type: ignore[assignment]
+    equal: Sequence[dict[str, object]] = data.get("equal") or []  # type: ignore[assignment]
+    if tied:
+        at = {frozenset((str(d["a"]), str(d["b"]))): d["games"] for d in equal}
+        lines.append(
+            f"equal within ±{margin:g} Elo (too close to call): "
+            + ", ".join(f"{a} = {b} (at {at.get(frozenset((a, b)), '?')} games)" for a, b in tied)
+        )
     open_pairs: Sequence[Sequence[str]] = undecided  # type: ignore[assignment]
     if open_pairs:
         lines.append("not decided: " + ", ".join(f"{a} ? {b}" for a, b in open_pairs))
+    elif tied:
+        lines.append(f"every adjacent pair of the ranking is ordered or equal within ±{margin:g} Elo")
     else:
         lines.append("every adjacent pair of the ranking is decided")
     return lines

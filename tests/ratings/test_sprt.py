@@ -69,15 +69,20 @@ def test_verdicts_and_summary() -> None:
     while strong.verdict() is None:
         strong.add(1.0, 2)  # a pair won twice: the LLR rises by at most log(s1/s0) per group
     assert strong.verdict() == "H1"
-    # no SPRT with these bounds can stop sooner: each group moves the LLR by < 0.0288
-    assert len(strong.scores) >= math.ceil(Bounds(0, 10).upper / math.log(elo_to_score(10) / 0.5)) - 1
+    # the SPRT alone could not stop sooner than 104 groups (each moves the LLR by < 0.0288);
+    # the betting e-process against H0 stops it in a handful
+    assert Bounds(0, 10).upper / math.log(elo_to_score(10) / 0.5) > 100
+    assert strong.stopped_by == "e-process" and len(strong.scores) <= 20
     even = Sprt(Bounds(0, 10))
     while even.verdict() is None:
         even.add(0.5, 2)
     assert even.verdict() == "H0"
     data = strong.to_dict()
     assert data["result"] == "H1" and data["games"] == 2 * len(strong.scores)
-    assert data["llr"] >= data["upper"]
+    assert data["stopped_by"] == "e-process" and data["llr"] < data["upper"]
+    wealth, limit = data["log_wealth"], data["log_wealth_bound"]
+    assert wealth[0] >= limit[0] == pytest.approx(math.log(1 / (0.1 * 0.05)), abs=1e-3)  # type: ignore[index]
+    assert even.stopped_by == "sprt" and even.to_dict()["llr"] <= even.to_dict()["lower"]  # type: ignore[operator]
     assert Sprt(Bounds(0, 10)).to_dict()["result"] == "inconclusive"
 
 
