@@ -210,6 +210,9 @@ class DecidedController:
         if self.finished_groups in self.marks or last:
             self.look()
 
+    def decided(self) -> bool:
+        return self.stopped
+
     def look(self) -> None:
         if len({name for game in self.results for name in game.players}) < len(self.ranking.names):
             return  # every bot has to have played before the ranking means anything

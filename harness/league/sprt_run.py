@@ -52,6 +52,9 @@ class SprtController:
     def resume(self, tables: Sequence[tuple[str, ...]]) -> None:
         self.scheduled += len(tables) * group_size(len(self.order))
 
+    def decided(self) -> bool:
+        return self.verdict is not None
+
 
 @dataclass(frozen=True)
 class SprtResult:
