@@ -228,8 +228,6 @@ def _play(
         _sweep_orphans()
         if temp_root is not None:
             shutil.rmtree(temp_root, ignore_errors=True)
-    if feed.decided():
-        _remove_parts(folder)  # the jobs stopped at the verdict
 
 
 def _commit(store: Store, outcome: JobOutcome, feed: Feed, listener: Listener | None) -> None:
@@ -250,6 +248,7 @@ def _discard(config: LeagueConfig, folder: Path, store: Store, game_ids: Sequenc
     recorded = store.discard_games(game_ids)
     for relative in {*recorded, *(replay_path(game_id, config.kind, config.compress) for game_id in game_ids)}:
         (folder / relative).unlink(missing_ok=True)
+    _remove_parts(folder)  # what the jobs stopped at the verdict were writing
 
 
 def _remove_parts(folder: Path) -> None:

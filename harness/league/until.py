@@ -6,14 +6,14 @@ once all of its games are recorded, in group order (so the verdict does not depe
 on which worker finished first). The games go through the same jobs, workers, store
 and replays as a fixed league: duplicate deals, every seating of a group in a job of
 its own (no bot process sees one deal twice), each job committed in one transaction.
-The run goes through the one league loop (:mod:`harness.league.loop`): :class:`GroupFeed`
-adapts a controller to it. Once the controller is decided the loop starts no more
-jobs, and the deal groups after the verdict's group are discarded (results and
-replays): no game played after the verdict counts, and a decided run resumed plays
-nothing. An interrupted run resumes: the same command reopens its folder, hands the controller
-the groups scheduled before (their tables) and then every finished group again, in
-group order, plays the jobs that were cut short as they were stored, and goes on from
-there. The games played and the verdict so far are the same as in the run that was
+The run goes through the one league loop (:mod:`harness.league.loop`), which
+:class:`GroupFeed` adapts the controller to. Once the controller is decided the loop
+starts no more jobs, and the deal groups after the verdict's group are discarded
+(results and replays): no game played after the verdict counts, and a decided run
+resumed plays nothing. An interrupted run resumes: the same command reopens its
+folder, hands the controller the groups scheduled before (their tables) and then every
+finished group again, in group order, plays the jobs that were cut short as they were
+stored, and goes on from there. The games played and the verdict so far are the same as in the run that was
 cut short; the tables chosen after the resume may differ from an uninterrupted run's
 (they depend on when groups finished, as they always do with more than one worker).
 """
