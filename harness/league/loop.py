@@ -154,11 +154,12 @@ def run(
             feed.start(store, resumed)
             if feed.decided():  # a decided run resumed: it plays nothing (and drops what came after)
                 _discard(config, folder, store, feed.beyond())
-            before = store.counts()[0]
-            if not feed.decided():
+                before = store.counts()[0]
+            else:
+                before = store.counts()[0]
                 _play(config, folder, resolved, store, feed, secret, cluster, listener, keep_results)
-            if feed.decided():
-                _discard(config, folder, store, feed.beyond())
+                if feed.decided():
+                    _discard(config, folder, store, feed.beyond())
             recorded, total = store.counts()
     # net of the games after a verdict (one recorded before a resume may go too)
     return Run(folder, total, before, max(0, recorded - before), recorded)
