@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.league.config import Overrides, resolve  # noqa: E402
-from harness.league.runner import JobOutcome, run_league  # noqa: E402
+from harness.league.loop import run_league  # noqa: E402
+from harness.league.runner import JobOutcome  # noqa: E402
 from harness.league.schedule import iter_schedule  # noqa: E402
 from harness.league.store import DB_NAME, Store  # noqa: E402
 

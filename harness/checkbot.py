@@ -25,25 +25,19 @@ from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import LOG_CAP, BotProcess
 from harness.bots.snapshot import remove_tree
 from harness.errors import BotFault, FaultKind, HarnessError
+from harness.fault_text import explain
 from harness.games import DEFAULT_GAME, get_game
 from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Position
+from harness.league.matches import run_match
 from harness.limits import merge_limits
-from harness.match import SNAPSHOTS, Clock, MatchConfig, TableSettings, Wrapper, build_bot, run_match
+from harness.match import SNAPSHOTS, Clock, MatchConfig, TableSettings, build_bot
 from harness.protocol import build
-from harness.protocol.session import EXITED_AFTER_END, NO_REPLY_NEEDED, BotSession, invalid_reply
+from harness.protocol.session import EXITED_AFTER_END, BotSession, invalid_reply
 from harness.sandbox import check_bots, hiding
+from harness.sandbox_types import Wrapper
 
 BUILD_TAIL = 15  # lines of a failed build's log shown inline
 AFTER_END = "keeps reading after game_end"
-
-# a hint per fault kind, unless the detail already names the cause (a time-out always does)
-_HINTS = {
-    FaultKind.CRASH: "the bot stopped: read its stderr",
-    FaultKind.MALFORMED: "each reply must be one JSON object on one UTF-8 line",
-    FaultKind.INVALID: "see docs/protocol.md for the reply fields",
-    FaultKind.STARTUP: "check the command in bot.toml",
-}
-
 
 @dataclass(frozen=True)
 class Check:
@@ -94,18 +88,6 @@ def game_end_message(game: Game[Any, Any], state: GameState[Any], game_no: int) 
 
 
 # -- talking to the bot -----------------------------------------------------------------
-
-
-def explain(fault: BotFault, tail: str = "") -> str:
-    """A fault as a bot author should read it: kind, detail, hint, the last stderr line."""
-    text = f"{fault.kind.value}: {fault.detail}"
-    hint = _HINTS.get(fault.kind)
-    if hint and EXITED_AFTER_END not in fault.detail and NO_REPLY_NEEDED not in fault.detail:
-        text += f" ({hint})"
-    last = [line for line in tail.strip().splitlines() if line.strip()]
-    if last:
-        text += f"; its stderr ends with: {last[-1][:200]!r}"
-    return text
 
 
 class _Bot:

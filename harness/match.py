@@ -1,18 +1,20 @@
 """Matches: a set of bots, long-lived processes, many games with rotating seats.
 
 :class:`Table` owns one process per bot for its whole life (starting a Python bot
-costs ~25 ms; a move ~10 µs) and restarts a bot after a fault. :func:`run_match` is
-the ``match`` command; the league reuses :class:`Table` for its own schedule.
+costs ~25 ms; a move ~10 µs) and restarts a bot after a fault. The league plays its
+jobs at a :class:`Table`; a match is the league's fixed schedule of one table
+(:func:`harness.league.matches.run_match`, which takes a :class:`MatchConfig`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from harness.protocol.session import BotSession
 from harness.referee import GameResult, play_game
 from harness.replay.io import ReplayWriter
 from harness.replay.records import REPLAY_FORMAT
+from harness.sandbox_types import Wrapper
 from harness.seeds import bot_seed
 from harness.timing import Timing
 
@@ -37,8 +40,6 @@ TEMP_FOLDERS: set[Path] = set()
 # Bytes of finished games' replays a table holds before it writes them (Table.flush).
 HELD_REPLAYS = 1 << 20
 
-# A wrapper turns a bot and its private temp folder into an argv prefix (a sandbox).
-Wrapper = Callable[[BotSpec, Path], list[str]]
 
 
 @dataclass(frozen=True)
@@ -321,12 +322,12 @@ def keep_secret(path: Path, secret: str) -> None:
         fh.write(secret + "\n")
 
 
-def run_match(config: MatchConfig, progress: Callable[[int, GameResult], None] | None = None) -> MatchResult:
-    """Play ``config.games`` games, seats rotating, on the league machinery (resumable, ``jobs`` workers).
+def __getattr__(name: str) -> Any:
+    """``harness.match.run_match``, the name older code imports: now :func:`harness.league.matches.run_match`.
 
-    Writes the results database, replays and ``summary.json`` into ``config.out``;
-    ``progress`` gets each game's number and result. See :mod:`harness.league.matches`.
+    Looked up on first use, by name: the table layer imports nothing of the league (a
+    match is the league's fixed schedule of one table). Raises AttributeError for any other name.
     """
-    from harness.league.matches import run_match as play
-
-    return play(config, progress)
+    if name == "run_match":
+        return getattr(importlib.import_module("harness.league.matches"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """Sandboxes for bot processes: an argv prefix that confines the bot's command.
 
-``resolve_sandbox(mode, limits, runtimes)`` returns a :data:`harness.match.Wrapper`, a picklable
+``resolve_sandbox(mode, limits, runtimes)`` returns a :class:`harness.sandbox_types.Sandbox`, a picklable
 frozen dataclass (the league ships it to worker processes):
 
 * ``none`` – :class:`Limited`: resource limits only (``prlimit``, the bot's cgroups),
@@ -34,7 +34,7 @@ from harness.bots.manifest import BotSpec, resolve_program
 from harness.bots.process import KILL_CHILD, Prefix, bot_environment, env_argv, harness_environment
 from harness.errors import HarnessError
 from harness.limits import MIB, TRUST_BOTS_ENV, check_limits, merge_limits, prlimit_args
-from harness.match import Wrapper
+from harness.sandbox_types import Wrapper
 from harness.sandbox_view import (
     DEV_LINKS,
     DEV_NODES,
@@ -87,6 +87,10 @@ class Limited:
         # the program that follows: the bot's, or its build's (a build is wrapped by this too)
         programs = [resolve_program(spec.folder, words[0]) for words in (spec.command, spec.build) if words]
         return [*prefix, *self.namespace, *env_argv(bot_environment(spec, tmp), programs)]
+
+    def for_build(self, spec: BotSpec, tmp: Path, room: int = 0) -> list[str] | None:
+        """None: no view of its own; a build runs in a copy of the folder, under this prefix."""
+        return None
 
 
 @functools.lru_cache(maxsize=2)

@@ -4,9 +4,9 @@
 (see :mod:`harness.bots.snapshot`). A bot with a build command is built on a copy of
 its folder, never in the organiser's folder:
 
-* under bubblewrap (a wrapper with ``for_build``), in a tmpfs of the folder's size
-  plus ``build_mb`` inside the sandbox: the folder is copied in, the build runs, every
-  other process of the sandbox's PID namespace is killed, and the result leaves as a
+* under bubblewrap (a :class:`~harness.sandbox_types.Sandbox` whose ``for_build`` gives
+  a prefix), in a tmpfs of the folder's size plus ``build_mb`` inside the sandbox: the
+  folder is copied in, the build runs, every other process of the sandbox's PID namespace is killed, and the result leaves as a
   tar on the sandbox's stdout, unpacked here with the snapshot's caps;
 * without it, in a temporary copy whose growth is measured as the build runs (the
   limit is advisory there), its session and orphans killed after it.
@@ -47,6 +47,7 @@ from harness.bots.snapshot import (
 from harness.cgroups import release
 from harness.errors import HarnessError
 from harness.limits import MIB, merge_limits
+from harness.sandbox_types import Sandbox
 
 BUILD_TIMEOUT = 600.0  # seconds
 _STATUS_CAP = 200  # bytes of the status line the build script writes before its tar
@@ -153,19 +154,19 @@ def _build(
     _program(bot)  # found here, or one line before any sandbox starts
     logs.mkdir(parents=True, exist_ok=True)
     log = logs / f"{bot.name}.build.log"
-    cap = merge_limits(dict(getattr(wrapper, "limits", ())), bot.limits, bot.name)["build_mb"] * MIB
+    sandbox = wrapper if isinstance(wrapper, Sandbox) else None  # else a caller's own wrapper: no view
+    cap = merge_limits(dict(sandbox.limits if sandbox else ()), bot.limits, bot.name)["build_mb"] * MIB
     become_subreaper()  # a daemon that leaves the build's session re-parents to us, and is found
     work = Path(tempfile.mkdtemp(prefix=f"llama-build-{bot.name}-"))
     staging = snapshots.staging()
     try:
         tmp = work / "tmp"
         tmp.mkdir()
-        for_build = getattr(wrapper, "for_build", None)
-        if for_build is not None:
+        prefix = sandbox.for_build(bot, tmp, room) if sandbox else None
+        if prefix is not None:
             # a path is relative to the build's working folder (the copy); a bare name is found
             # on the view's PATH inside (not the harness's pyenv shim)
             inside = bot.build[0]
-            prefix = for_build(bot, tmp, room)
             argv = [*prefix, "/bin/sh", "-c", BUILD_SCRIPT, "llama-build", str(bot.folder), inside, *bot.build[1:]]
             digest = _sandboxed(bot, argv, prefix, tmp, log, staging, cap, timeout, caps)
         else:

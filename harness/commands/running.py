@@ -11,8 +11,9 @@ import click
 
 from harness.league.config import LeagueConfig
 from harness.league.interrupts import Interrupted
+from harness.league.loop import LeagueRun, run_league
 from harness.league.progress import Progress
-from harness.league.runner import JobOutcome, LeagueRun, run_league
+from harness.league.runner import JobOutcome
 from harness.league.store import DB_NAME, Store
 
 

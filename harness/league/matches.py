@@ -17,7 +17,8 @@ from typing import Any
 from harness.bots.manifest import BotSpec
 from harness.games import DEFAULT_GAME
 from harness.league.config import LeagueConfig, SandboxMode
-from harness.league.runner import LOGS, JobOutcome, LeagueRun, Listener, run_league
+from harness.league.loop import LeagueRun, Listener, run_league
+from harness.league.runner import LOGS, JobOutcome
 from harness.league.standings import Standings, load
 from harness.league.store import Store
 from harness.match import SECRET_FILE, BotTally, MatchConfig, MatchResult, keep_secret

@@ -1,17 +1,18 @@
-"""Running a league: jobs dispatched through a ``concurrent.futures.Executor``, results to SQLite.
+"""A league's jobs and where they run: a worker plays one job at a table; the executors.
 
-A job runs in a worker with one :class:`harness.match.Table` (the bots live for the
-whole job), writes its replays into the league folder and returns picklable
-:class:`GameRow` results. The main process is the only writer of the store and commits
-each finished job in one transaction, so killing the league at any moment loses at
-most the unfinished jobs, which the same command replays.
+The run loop (:mod:`harness.league.loop`) dispatches jobs through a
+``concurrent.futures.Executor`` (a local pool, or a Dask cluster's) and commits their
+results to SQLite. A job runs in a worker with one :class:`harness.match.Table` (the
+bots live for the whole job), writes its replays into the league folder and returns
+picklable :class:`GameRow` results. The main process is the only writer of the store
+and commits each finished job in one transaction, so killing the league at any moment
+loses at most the unfinished jobs, which the same command replays.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import importlib
 import multiprocessing
 import os
@@ -21,41 +22,28 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from types import EllipsisType
 from typing import Any
 
-from harness.bots.build import seal_bots
 from harness.bots.manifest import BotSpec
-from harness.bots.process import become_subreaper, children_of, kill_tree, pid_alive
-from harness.bots.snapshot import SnapshotStore, remove_tree
+from harness.bots.process import children_of, kill_tree, pid_alive
+from harness.bots.snapshot import remove_tree
 from harness.errors import HarnessError
 from harness.games import DEFAULT_GAME, get_game
 from harness.league import ship
 from harness.league.config import LeagueConfig
-from harness.league.interrupts import interruptible, stop_workers, worker_signals
-from harness.league.outfolder import check_out
-from harness.league.revisions import Revision, fixed_change, plan
-from harness.league.schedule import Job, iter_gauntlet, iter_schedule, match_schedule
-from harness.league.store import DB_NAME, FaultRow, GameRow, Store, locked
-from harness.match import (
-    SECRET_FILE,
-    SNAPSHOTS,
-    TEMP_FOLDERS,
-    Clock,
-    Table,
-    TableSettings,
-    Wrapper,
-    keep_secret,
-)
+from harness.league.interrupts import stop_workers, worker_signals
+from harness.league.schedule import Job
+from harness.league.store import FaultRow, GameRow
+from harness.match import TEMP_FOLDERS, Clock, Table, TableSettings
 from harness.referee import GameResult
 from harness.replay.io import sync_filesystem
-from harness.sandbox import check_bots, hiding, resolve_sandbox
-from harness.seeds import bot_seed, new_secret, seed_secret
+from harness.sandbox import hiding, resolve_sandbox
+from harness.sandbox_types import Wrapper
+from harness.seeds import bot_seed
 from harness.timing import Timing
 
 REPLAYS = "replays"
@@ -293,190 +281,6 @@ def open_executor(
         client.close()
 
 
-# -- the league ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LeagueRun:
-    folder: Path
-    total: int  # scheduled games
-    resumed: int  # games already recorded when this run started
-    played: int  # games played by this run
-
-
-Listener = Callable[[JobOutcome], None]
-
-
-def prepare(
-    config: LeagueConfig, folder: Path, force: bool, wrapper: Wrapper | None = None
-) -> tuple[Store, Iterator[Job]]:
-    """Build the bots, open or create the store, and return it with the jobs still to play.
-
-    Raises HarnessError when the config or a bot changed under an existing league
-    folder (unless ``force``: then its results and replays are discarded).
-    """
-    folder.mkdir(parents=True, exist_ok=True)
-    # each bot sealed (a no-op for a config _run sealed), one build per folder; the
-    # digests are the snapshots': what runs is what was measured
-    bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
-    digests = {bot.name: bot.digest() for bot in bots}
-    identity = config.identity()
-    store = _open_store(folder, force)
-    try:
-        fresh = store.is_new()
-        rows = [(b.name, str(b.origin), digests[b.name], b.version) for b in bots]
-        if not fresh:
-            problem, revision = _compare(store, identity, digests)
-            if problem and not force:
-                raise HarnessError(
-                    f"{folder}: {problem}; run it with another --out, "
-                    f"or add --force to discard its results and start over"
-                )
-            if problem:
-                shutil.rmtree(folder / REPLAYS, ignore_errors=True)
-                fresh = True
-            elif revision is not None:
-                store.extend(identity, config.to_dict(), rows, revision.cancel, revision.jobs, revision.describe())
-        if fresh:
-            _no_strangers(folder, force)
-            # the deals come from the league's secret: drawn once, kept in the store, reused on resume
-            secret = _secret_for(config)
-            store.create(identity, config.to_dict(), rows, _schedule(config, secret), secret=secret)
-    except BaseException:
-        store.close()
-        raise
-    # the stored schedule is the league's: a resume plays it as stored, read in chunks
-    return store, store.iter_pending()
-
-
-def sealed(config: LeagueConfig, folder: Path, wrapper: Wrapper | None) -> LeagueConfig:
-    """``config`` with every bot running from its snapshot in the league folder (built first).
-
-    Raises HarnessError naming the bot whose folder or build cannot be sealed.
-    """
-    for stale in SnapshotStore(folder / SNAPSHOTS).staged():  # left by a killed run (we hold the lock)
-        remove_tree(stale)
-    bots = seal_bots(config.bots, folder / SNAPSHOTS, folder / LOGS, wrapper)
-    # a built program, or its #! interpreter, outside the sandbox's view (the others are checked before the build)
-    check_bots(wrapper, [bot for bot in bots if bot.build])
-    return dataclasses.replace(config, bots=bots)
-
-
-def _secret_for(config: LeagueConfig) -> str:
-    """A new league's secret: drawn, or the public one its explicit seed stands for."""
-    return new_secret() if config.seed is None else seed_secret(config.seed)
-
-
-def _schedule(config: LeagueConfig, secret: str) -> Iterator[Job]:
-    if config.kind == "match":
-        return iter(match_schedule(config.names, config.games, secret))
-    seed = config.seed if isinstance(config.seed, int) else 0  # orders the tables; the deals come from the secret
-    if config.gauntlet:
-        return iter_gauntlet(config.gauntlet, config.field_names, config.table_size, config.games, seed, secret)
-    return iter_schedule(config.names, config.table_size, config.games, seed, config.duplicate, secret)
-
-
-def _no_strangers(folder: Path, force: bool) -> None:
-    """Refuse to start in a folder holding replays or a summary that no results database describes.
-
-    (A match folder of an older harness, or files put there by hand.) ``force`` discards them.
-    """
-    strangers = [p for p in (folder / REPLAYS, folder / "summary.json") if p.exists()]
-    if strangers and not force:
-        raise HarnessError(
-            f"{folder}: holds {' and '.join(p.name for p in strangers)} of another match or league "
-            "but no results database; run it with another --out, or add --force to discard them"
-        )
-    shutil.rmtree(folder / REPLAYS, ignore_errors=True)
-    (folder / "summary.json").unlink(missing_ok=True)
-
-
-def _open_store(folder: Path, force: bool) -> Store:
-    """Open the league's database; with ``force``, move a damaged one aside and start anew."""
-    path = folder / DB_NAME
-    try:
-        store = Store(path)
-        try:
-            store.is_new()
-        except HarnessError:
-            store.close()
-            raise
-        return store
-    except HarnessError:
-        if not force:
-            raise
-    for suffix in ("", "-wal", "-shm"):
-        damaged = path.with_name(path.name + suffix)
-        if damaged.exists():
-            damaged.replace(damaged.with_name(damaged.name + ".damaged"))
-    shutil.rmtree(folder / REPLAYS, ignore_errors=True)
-    return Store(path)
-
-
-def _compare(store: Store, new: dict[str, Any], digests: dict[str, str]) -> tuple[str | None, Revision | None]:
-    """(why the stored league cannot become this one, or None; the revision that does it, if any)."""
-    old = store.meta("identity") or {}
-    secretless = store.secret_problem()
-    if secretless is not None:
-        return secretless, None
-    if "match" in (old.get("kind"), new["kind"]):
-        return _another_match(old, new, store.bot_digests(), digests), None
-    problem = fixed_change(old, new)
-    if problem:
-        return f"{problem} since this league started", None
-    stored = store.bot_digests()
-    for name, digest in digests.items():
-        if name in stored and stored[name] != digest:
-            return f"bot {name!r} changed (its folder's files differ) since this league started", None
-    try:
-        return None, plan(store, new)
-    except ValueError as err:
-        return str(err), None
-
-
-def _another_match(old: dict[str, Any], new: dict[str, Any], stored: dict[str, str], digests: dict[str, str]) -> str | None:
-    """A match folder holds one match: say how the stored one differs from this one, or None."""
-    if old.get("kind", "league") != new["kind"]:
-        return f"holds a {old.get('kind', 'league')}, not a {new['kind']}"
-    for key in new:
-        if key != "schedule" and old.get(key) != new[key]:
-            return f"holds another match ({key}: {old.get(key)!r} -> {new[key]!r})"
-    for name, digest in digests.items():
-        if stored.get(name) != digest:
-            return f"holds a match of another version of bot {name!r} (its folder's files differ)"
-    return None
-
-
-def run_league(
-    config: LeagueConfig,
-    folder: Path,
-    *,
-    cluster: str | None = None,
-    force: bool = False,
-    listener: Listener | None = None,
-    started: Callable[[Store], None] | None = None,
-    wrapper: Wrapper | EllipsisType | None = ...,
-    keep_results: bool = False,
-) -> LeagueRun:
-    """Play the league's unfinished jobs and commit each one as it finishes.
-
-    ``wrapper`` (None: none) replaces the sandbox that ``config.sandbox`` names (the
-    library's matches); ``keep_results`` sends the referee's results to ``listener`` too.
-    Raises HarnessError for a changed league, an unavailable sandbox or cluster, or a
-    worker that died (the same command resumes).
-    """
-    check_out(folder, config.bots)
-    folder = folder.resolve()
-    if isinstance(wrapper, EllipsisType):
-        # Resolved here once: a bad mode or limit fails before any game, and warns once.
-        wrapper = hiding(
-            resolve_sandbox(config.sandbox, config.limits, config.runtimes), folder, *(bot.folder for bot in config.bots)
-        )
-        check_bots(wrapper, config.bots)
-    with interruptible(), locked(folder):
-        return _run(config, folder, wrapper, cluster, force, listener, started, keep_results)
-
-
 def job_task(
     config: LeagueConfig,
     job: Job,
@@ -513,98 +317,3 @@ def job_task(
         keep_results=keep_results,
         ship=cluster is not None,
     )
-
-
-def _run(
-    config: LeagueConfig,
-    folder: Path,
-    wrapper: Wrapper | None,
-    cluster: str | None,
-    force: bool,
-    listener: Listener | None,
-    started: Callable[[Store], None] | None,
-    keep_results: bool = False,
-) -> LeagueRun:
-    config = sealed(config, folder, wrapper)
-    store, pending = prepare(config, folder, force, wrapper)
-    with store:
-        if config.kind == "match":  # a match keeps its secret beside its results too, before any game
-            keep_secret(folder / SECRET_FILE, store.secret())
-        resumed, total = store.counts()
-        left = store.pending_jobs()
-        if started is not None:
-            started(store)
-        # one parent for every bot's private temp folder of this run (a cluster's
-        # workers use their own machine's)
-        temp_root = None if cluster or not left else tempfile.mkdtemp(prefix="llama-league-")
-        secret = store.secret()  # never '': a database without its secret is refused
-        tasks = (
-            job_task(config, job, folder, wrapper, cluster, temp_root, secret, keep_results) for job in pending
-        )
-        played = 0
-        if left:
-            # bots of a worker that dies (OOM killer) re-parent to us: swept at the end
-            become_subreaper()
-            try:
-                with open_executor(min(config.jobs, left), cluster, temp_root, config.bots) as (executor, slots):
-                    for outcome in _dispatch(executor, tasks, 2 * slots):
-                        if ship.record(store, folder, outcome):
-                            played += len(outcome.games)
-                            if listener is not None:
-                                listener(outcome)
-            except BaseException:
-                # the replays the stopped jobs were writing: a resume writes them again
-                for part in (folder / REPLAYS).rglob("*.part"):
-                    part.unlink(missing_ok=True)
-                raise
-            finally:
-                _sweep_orphans()
-                if temp_root is not None:
-                    shutil.rmtree(temp_root, ignore_errors=True)
-    return LeagueRun(folder, total, resumed, played)
-
-
-def _sweep_orphans() -> None:
-    """Kill bots orphaned by a dead worker: our children in another session (bots only)."""
-    mine = os.getsid(0)
-    for pid in children_of(os.getpid()):
-        with contextlib.suppress(OSError):
-            if os.getsid(pid) != mine:
-                kill_tree(pid)
-
-
-def _dispatch(executor: Executor, tasks: Iterator[JobTask], window: int) -> Iterator[JobOutcome]:
-    """Submit tasks keeping at most ``window`` in flight (memory stays flat); yield outcomes."""
-    running: dict[Future[JobOutcome], int] = {}
-    try:
-        for task in tasks:
-            while len(running) >= window:
-                yield from _collect(running)
-            running[executor.submit(run_job, task)] = task.job.job_id
-        while running:
-            yield from _collect(running)
-    finally:
-        for future in running:
-            future.cancel()
-
-
-def _collect(running: dict[Future[JobOutcome], int]) -> Iterator[JobOutcome]:
-    finished, _ = wait(running, return_when=FIRST_COMPLETED)
-    for future in finished:
-        job_id = running.pop(future)
-        try:
-            outcome = future.result()
-        except HarnessError:
-            raise
-        except BrokenProcessPool:
-            raise HarnessError("a worker process died; run the same command again to resume") from None
-        except OSError as err:
-            if err.errno == errno.ENOSPC:  # the recorded jobs are intact: say what happened
-                raise HarnessError(
-                    f"job {job_id}: the disk is full ({err.strerror}); free some space and run the "
-                    "same command again to resume"
-                ) from None
-            raise HarnessError(f"job {job_id} failed: {type(err).__name__}: {err}") from err
-        except Exception as err:
-            raise HarnessError(f"job {job_id} failed: {type(err).__name__}: {err}") from err
-        yield outcome

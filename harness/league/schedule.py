@@ -71,11 +71,6 @@ def group_size(table_size: int) -> int:
     return len(duplicate_seatings([str(i) for i in range(table_size)]))
 
 
-def choose_tables(names: Sequence[str], k: int, count: int, seed: int) -> list[tuple[str, ...]]:
-    """``count`` tables of ``k`` bots from ``names``, balanced as described in the module doc."""
-    return list(iter_tables(names, k, seed, count))
-
-
 def iter_tables(names: Sequence[str], k: int, seed: int, count: int | None = None) -> Iterator[tuple[str, ...]]:
     """``count`` tables (endless if None), made lazily, with their seating order shuffled.
 

@@ -32,8 +32,6 @@ from harness.timing import text_cells
 
 HISTORY_POINTS = 16
 Anchor = tuple[str, float]
-# A rounded reference: the sequential Elo moves by ~K/2 a game, so digits below ten mean nothing.
-SEQUENTIAL_ROUNDING = 10
 
 
 @dataclass

@@ -497,6 +497,29 @@ class Store:
             raise _damaged(self.path, err) from None
         return True
 
+    def discard_games(self, game_ids: Sequence[int]) -> list[str]:
+        """Unschedule ``game_ids`` in one transaction: their results, and the jobs left without games, go.
+
+        A run decided before these games counts none of them (harness.league.loop).
+        Returns the replays (relative to the folder) of those that had results.
+        """
+        ids = [(game_id,) for game_id in game_ids]
+        try:
+            with self.db:
+                replays = [
+                    row[0]
+                    for (game_id,) in ids
+                    for row in self.db.execute("SELECT replay FROM results WHERE game_id = ?", (game_id,))
+                ]
+                for table in ("results", "seats", "seat_stats", "faults", "games"):
+                    self.db.executemany(f"DELETE FROM {table} WHERE game_id = ?", ids)
+                empty = "SELECT job_id FROM jobs WHERE job_id NOT IN (SELECT job_id FROM games)"
+                self.db.execute(f"DELETE FROM timing WHERE job_id IN ({empty})")
+                self.db.execute(f"DELETE FROM jobs WHERE job_id IN ({empty})")
+        except sqlite3.Error as err:
+            raise _damaged(self.path, err) from None
+        return replays
+
     # -- reading results -------------------------------------------------------------
 
     def games(self) -> Iterator[StoredGame]:

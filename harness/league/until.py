@@ -6,46 +6,31 @@ once all of its games are recorded, in group order (so the verdict does not depe
 on which worker finished first). The games go through the same jobs, workers, store
 and replays as a fixed league: duplicate deals, every seating of a group in a job of
 its own (no bot process sees one deal twice), each job committed in one transaction.
-An interrupted run resumes: the same command reopens its folder, hands the controller
-the groups scheduled before (their tables) and then every finished group again, in
-group order, plays the jobs that were cut short as they were stored, and goes on from
-there. The games played and the verdict so far are the same as in the run that was
+The run goes through the one league loop (:mod:`harness.league.loop`), which
+:class:`GroupFeed` adapts the controller to. Once the controller is decided the loop
+starts no more jobs, and the deal groups after the verdict's group are discarded
+(results and replays): no game played after the verdict counts, and a decided run
+resumed plays nothing. An interrupted run resumes: the same command reopens its
+folder, hands the controller the groups scheduled before (their tables) and then every
+finished group again, in group order, plays the jobs that were cut short as they were
+stored, and goes on from there. The games played and the verdict so far are the same as in the run that was
 cut short; the tables chosen after the resume may differ from an uninterrupted run's
 (they depend on when groups finished, as they always do with more than one worker).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from harness.bots.process import become_subreaper
-from harness.errors import HarnessError
-from harness.league import ship
 from harness.league.config import LeagueConfig
-from harness.league.interrupts import interruptible
-from harness.league.outfolder import check_out
-from harness.league.runner import (
-    JobOutcome,
-    JobTask,
-    _dispatch,
-    _no_strangers,
-    _open_store,
-    _sweep_orphans,
-    job_task,
-    open_executor,
-    sealed,
-)
+from harness.league.loop import Run, run
+from harness.league.opening import sequential
+from harness.league.runner import JobOutcome
 from harness.league.schedule import Job, ScheduledGame, batch_jobs, deal_group
-from harness.league.store import Store, locked
-from harness.match import Wrapper
-from harness.sandbox import check_bots, hiding, resolve_sandbox
-from harness.seeds import new_secret, seed_secret
+from harness.league.store import Store
 
 
 class Played(Protocol):
@@ -77,12 +62,16 @@ class Controller(Protocol):
         """
         ...
 
+    def decided(self) -> bool:
+        """True once the verdict is known: the loop then starts no more games (see harness.league.loop)."""
+        ...
+
 
 @dataclass(frozen=True)
 class SequentialRun:
     folder: Path
     played: int  # games recorded by this run
-    groups: int  # deal groups scheduled
+    groups: int  # deal groups scheduled (those of the verdict's and before, once decided)
     recorded: int = 0  # games recorded in all (with those of the run it resumed)
 
 
@@ -93,11 +82,13 @@ class _Groups:
         self.of_game: dict[int, int] = {}
         self.size: dict[int, int] = {}
         self.rows: dict[int, list[Played]] = {}
+        self.members: dict[int, list[int]] = {}  # every scheduled group's game ids
         self.next = 0  # the next group to hand over
 
     def add_group(self, group_id: int, games: Sequence[ScheduledGame]) -> None:
         self.size[group_id] = len(games)
         self.rows[group_id] = []
+        self.members[group_id] = [game.game_id for game in games]
         for game in games:
             self.of_game[game.game_id] = group_id
 
@@ -109,6 +100,83 @@ class _Groups:
             del self.size[self.next]
             self.next += 1
             yield done
+
+
+class GroupFeed:
+    """A controller's deal groups as the loop's feed: batches scheduled as it asks, finished groups in order."""
+
+    window = 1  # one job a slot: work beyond the verdict is wasted
+
+    def __init__(self, controller: Controller) -> None:
+        self.controller = controller
+        self.groups = _Groups()
+        self.verdict: int | None = None  # the group at whose end the controller was decided
+        self._group = self._game = self._job = 0  # the next ids
+        self._cut_short: list[Job] = []
+        self._store: Store | None = None
+        self._secret = ""
+
+    def start(self, store: Store, resumed: bool) -> None:
+        """Hand a resumed run's controller what was scheduled, then every finished group again.
+
+        Raises HarnessError (a damaged database) for stored games that are not deal groups.
+        """
+        self._store, self._secret = store, store.secret()
+        if not resumed:
+            return
+        stored = _stored_groups(store)
+        for index, games in enumerate(stored):
+            self.groups.add_group(index, games)
+        self.controller.resume([games[0].seating for games in stored])
+        self._hand(_recorded(store, stored))
+        last_job, last_game = store.last_ids()
+        self._group, self._game, self._job = len(stored), last_game, last_job + 1
+        self._cut_short = list(store.iter_pending())
+
+    def jobs(self) -> Iterator[Job]:
+        assert self._store is not None  # start() comes first
+        yield from self._cut_short  # first what an interruption cut short, as stored
+        # then pulled by the loop whenever a worker slot frees: the controller decides
+        # on the groups finished so far
+        while not self.decided() and (tables := self.controller.next_tables()):
+            batch = []
+            for order in tables:
+                group = deal_group(self._group, order, self._secret, self._game + 1)
+                self.groups.add_group(self._group, group)
+                self._group += 1
+                self._game += len(group)
+                batch.append(group)
+            jobs = batch_jobs(self._job, tuple(sorted(tables[0])), batch)
+            self._job += len(jobs)
+            self._store.add_jobs(jobs)
+            yield from jobs
+
+    def planned(self) -> int | None:
+        return None  # the controller schedules as it goes
+
+    def done(self, outcome: JobOutcome) -> None:
+        self._hand(outcome.games)
+
+    def decided(self) -> bool:
+        return self.verdict is not None
+
+    def beyond(self) -> list[int]:
+        if self.verdict is None:
+            return []
+        return [game for group, games in self.groups.members.items() if group > self.verdict for game in games]
+
+    @property
+    def scheduled(self) -> int:
+        """The deal groups scheduled that count: up to the verdict's, once decided."""
+        return self._group if self.verdict is None else self.verdict + 1
+
+    def _hand(self, rows: Sequence[Played]) -> None:
+        """Record finished games; hand each group they complete to the controller, in group order."""
+        for group in self.groups.record(rows):
+            if self.verdict is None:  # after it, groups are complete but do not count
+                self.controller.group_done(group)
+                if self.controller.decided():
+                    self.verdict = self.groups.next - 1
 
 
 def run_sequential(
@@ -123,7 +191,7 @@ def run_sequential(
     force: bool = False,
     cluster: str | None = None,
 ) -> SequentialRun:
-    """Play deal groups where ``controller`` says until it says stop; record them in ``folder``.
+    """Play deal groups where ``controller`` says until it says stop or is decided; record them in ``folder``.
 
     The jobs run on local workers, or on the Dask cluster whose scheduler is ``cluster``.
 
@@ -132,46 +200,18 @@ def run_sequential(
     (unless ``force``), an unavailable sandbox, a failed build, or a worker that died;
     Interrupted on SIGINT or SIGTERM, with every finished job recorded.
     """
-    check_out(folder, config.bots)
-    folder = folder.resolve()
-    wrapper = hiding(
-        resolve_sandbox(config.sandbox, config.limits, config.runtimes), folder, *(bot.folder for bot in config.bots)
+    feed = GroupFeed(controller)
+    done: Run = run(
+        config,
+        folder,
+        feed,
+        sequential(identity, secret),
+        cluster=cluster,
+        force=force,
+        listener=listener,
+        started=started,
     )
-    check_bots(wrapper, config.bots)
-    folder.mkdir(parents=True, exist_ok=True)
-    with interruptible(), locked(folder):
-        config = sealed(config, folder, wrapper)  # built, and running from snapshots
-        rows = [(b.name, str(b.origin), b.digest(), b.version) for b in config.bots]
-        with _open_store(folder, force=force) as store:
-            resumed = not force and not store.is_new()
-            if resumed:
-                problem = _another_run(store, identity, {name: digest for name, _, digest, _ in rows})
-                if problem:
-                    raise HarnessError(f"{folder}: {problem}; use another --out, or --force to start over")
-                secret = store.secret()  # refused when missing: never dealt from ''
-            else:
-                _no_strangers(folder, force)
-                # the deals come from a secret, drawn unless an explicit seed makes it public
-                if secret is None:
-                    secret = new_secret() if config.seed is None else seed_secret(config.seed)
-                store.create(identity, config.to_dict(), rows, [], secret=secret)
-            if started is not None:
-                started(store)
-            return _play(config, folder, wrapper, store, controller, listener, secret, resumed, cluster)
-
-
-def _another_run(store: Store, identity: dict[str, object], digests: dict[str, str]) -> str | None:
-    """Why the run stored in ``store`` is not this one (its identity or a bot changed), or None."""
-    old: dict[str, Any] = store.meta("identity") or {}
-    new: dict[str, Any] = json.loads(json.dumps(identity))
-    for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            return f"holds another run ({key}: {old.get(key)!r} -> {new.get(key)!r})"
-    stored = store.bot_digests()
-    for name, digest in digests.items():
-        if stored.get(name) != digest:
-            return f"holds a run of another version of bot {name!r} (its folder's files differ)"
-    return None
+    return SequentialRun(done.folder, done.played, feed.scheduled, done.recorded)
 
 
 def _stored_groups(store: Store) -> list[list[ScheduledGame]]:
@@ -205,72 +245,6 @@ def _recorded(store: Store, stored: Sequence[Sequence[ScheduledGame]]) -> list[A
                 f"game {row.game_id}: the seats table holds {list(row.players)}, not its table {list(table)}"
             )
     return rows
-
-
-def _play(
-    config: LeagueConfig,
-    folder: Path,
-    wrapper: Wrapper | None,
-    store: Store,
-    controller: Controller,
-    listener: Callable[[JobOutcome], None] | None,
-    secret: str,
-    resumed: bool,
-    cluster: str | None,
-) -> SequentialRun:
-    groups = _Groups()
-    counters = {"group": 0, "game": 0, "job": 0}
-    cut_short: list[Job] = []
-    if resumed:  # the controller learns what was scheduled, then sees every finished group again
-        stored = _stored_groups(store)
-        for index, games in enumerate(stored):
-            groups.add_group(index, games)
-        controller.resume([games[0].seating for games in stored])
-        for done in groups.record(_recorded(store, stored)):
-            controller.group_done(done)
-        last_job, last_game = store.last_ids()
-        counters = {"group": len(stored), "game": last_game, "job": last_job + 1}
-        cut_short = list(store.iter_pending())
-    # one parent for every bot's private temp folder (a cluster's workers use their own machine's)
-    temp_root = None if cluster else tempfile.mkdtemp(prefix="llama-league-")
-
-    def task(job: Job) -> JobTask:
-        return job_task(config, job, folder, wrapper, cluster, temp_root, secret)
-
-    def tasks() -> Iterator[JobTask]:
-        yield from map(task, cut_short)  # first what an interruption cut short, as stored
-        # then pulled by the dispatcher whenever a worker slot frees: the controller
-        # decides on the groups finished so far
-        while tables := controller.next_tables():
-            batch = []
-            for order in tables:
-                group = deal_group(counters["group"], order, secret, counters["game"] + 1)
-                groups.add_group(counters["group"], group)
-                counters["group"] += 1
-                counters["game"] += len(group)
-                batch.append(group)
-            jobs = batch_jobs(counters["job"], tuple(sorted(tables[0])), batch)
-            counters["job"] += len(jobs)
-            store.add_jobs(jobs)
-            yield from map(task, jobs)
-
-    played = 0
-    become_subreaper()
-    try:
-        with open_executor(config.jobs, cluster, temp_root, config.bots) as (executor, slots):
-            # a small window: work beyond the verdict is wasted (it is still recorded)
-            for outcome in _dispatch(executor, tasks(), slots):
-                if ship.record(store, folder, outcome):
-                    played += len(outcome.games)
-                    for group in groups.record(outcome.games):
-                        controller.group_done(group)
-                    if listener is not None:
-                        listener(outcome)
-    finally:
-        _sweep_orphans()
-        if temp_root is not None:
-            shutil.rmtree(temp_root, ignore_errors=True)
-    return SequentialRun(folder, played, counters["group"], store.counts()[0])
 
 
 def pair_score(group: Sequence[Played], a: str, b: str) -> float:

@@ -25,14 +25,16 @@ from harness.bots.manifest import load_bot
 from harness.bots.process import BotProcess
 from harness.bots.snapshot import remove_tree
 from harness.errors import BotFault, FaultKind, HarnessError
+from harness.fault_text import explain
 from harness.games import IllegalAction, InvalidReply, get_game
-from harness.match import Clock, Wrapper, build_bot, hello_for
+from harness.match import Clock, build_bot, hello_for
 from harness.protocol.session import BotSession, encode
 from harness.referee import play_game
 from harness.replay.io import read_replay
 from harness.replay.records import FaultRecord, Record
 from harness.replay.verify import verify
 from harness.sandbox import check_bots, hiding
+from harness.sandbox_types import Wrapper
 
 _ENVELOPE = {"type", "seat", "forced", "ms"}  # an action record's fields that are the referee's
 
@@ -380,8 +382,6 @@ def summary(file: Path, given: Input) -> list[str]:
 
 def verdict(given: Input, answer: Answer) -> list[str]:
     """The turn, the bot's answer beside the recorded one, and the bot's stderr."""
-    from harness.checkbot import explain
-
     if given.fault is not None:
         recorded = f"a fault: {given.fault.kind}: {given.fault.detail}"
     else:
