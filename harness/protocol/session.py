@@ -90,6 +90,8 @@ class BotSession:
         self.started = 0.0  # when the current turn was sent
         self.deadline = 0.0  # and when its reply is due
         self._notices: list[str] = []  # the notifications sent before the current turn
+        self._hold = False  # in a simultaneous game's steps (set by gather): notifications wait for the turn
+        self._held = b""  # the notifications held, written with the next turn (see notify)
         # a process transport's own line reader, read directly by ask() (one layer less)
         self._reader: LineReader | None = getattr(transport, "reader", None)
         self._explain: Callable[[BotFault], BotFault] = getattr(transport, "explain", _as_is)
@@ -117,13 +119,29 @@ class BotSession:
             raise fault from None
 
     def notify(self, message: dict[str, Any]) -> None:
-        """Send a message that expects no reply."""
+        """Send a message that expects no reply.
+
+        Between a simultaneous step's replies (once :func:`gather` has read this bot's)
+        and the bot's next turn, a notification is held and written with that turn in
+        one write: the same bytes in the same order, one wake-up of the bot instead of
+        one per message (a step sends ~9). game_end and shutdown are never held: they
+        are written at once, after what is held, and end the holding until the next
+        gather (so game_start and a game's first notices go at once, as in a sequential game).
+        """
         try:
-            data = FAST(message, option=NEWLINE)  # encode(), inlined: a simultaneous step sends ~9
+            data = FAST(message, option=NEWLINE)  # encode(), inlined
         except TypeError:
             data = slow_line(message)
-        self._send_line(data, None)
         kind = message.get("type")
+        if self._hold:
+            if kind != "game_end" and kind != "shutdown":
+                self._held += data
+                self.since.append(str(kind))
+                return
+            self._hold = False
+            if self._held:
+                data, self._held = self._held + data, b""
+        self._send_line(data, None)
         self.since.append(str(kind))
         self._after_end = 0 if kind == "game_end" else self._after_end + len(data)
 
@@ -154,6 +172,8 @@ class BotSession:
         self.started = start = time.monotonic()
         self.deadline = start + self.move
         data = encode(turn)
+        if self._held:  # the notifications since the last step go with it (see notify)
+            data, self._held = self._held + data, b""
         self._send_line(data, self.deadline)
         self._after_end += len(data)
         self._notices = self.since  # cleared once the turn is answered
@@ -200,6 +220,8 @@ class BotSession:
                 data = FAST(turn, option=NEWLINE)  # encode(), inlined
             except TypeError:
                 data = slow_line(turn)
+            if self._held:  # held after a simultaneous step (see notify)
+                data, self._held = self._held + data, b""
             transport = self.transport
             written, fd = 0, self._fd
             if fd is not None:  # _send_line(), inlined: straight into a process's pipe
@@ -470,6 +492,7 @@ def gather(sessions: Sequence[BotSession]) -> list[Result]:
             due.extend((index, None) for index in pending if index not in seen and now >= sessions[index].deadline)
     done = [result for result in results if result is not None]
     for session, result in zip(sessions, done, strict=True):
+        session._hold = session._fd is not None  # a simultaneous game: notifications wait for the turn
         if type(result) is tuple and session._add_ms is not None:
             session._add_ms(result[1] * 1000.0)  # count(), inlined for the common case
         else:
