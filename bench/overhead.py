@@ -49,14 +49,19 @@ from harness.seeds import derive_seed
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds() -> float:
+def cpu_seconds(end: bool = False) -> float:
     """CPU time (user + system) of this process and every process below it, in seconds.
 
     The children's times are read from /proc (``utime``, ``stime``: whole ticks), as
-    they run: they are not reaped by then.
+    they run: they are not reaped by then. This process's own time is read after that
+    scan of /proc at the start of a measurement and before it at its ``end``, so that
+    the scans are not counted.
     """
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    total, parents, ticks = usage.ru_utime + usage.ru_stime, {os.getpid()}, 0
+    own = 0.0 if end else None
+    if end:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        own = usage.ru_utime + usage.ru_stime
+    parents, ticks = {os.getpid()}, 0
     stats = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -73,7 +78,10 @@ def cpu_seconds() -> float:
                 parents.add(pid)
                 ticks += int(fields[11]) + int(fields[12])
                 grown = True
-    return total + ticks / _TICK
+    if own is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        own = usage.ru_utime + usage.ru_stime
+    return own + ticks / _TICK
 
 MINIMAL_BOT = r"""
 import json, sys
@@ -133,7 +141,7 @@ def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tup
             decisions += result.moves
         table.flush()  # the replays still held in memory: written inside the timed part
         elapsed = time.perf_counter() - start
-        cpu = cpu_seconds() - cpu
+        cpu = cpu_seconds(end=True) - cpu
     return elapsed, decisions, cpu
 
 
@@ -234,7 +242,7 @@ def baseline(
         pipes[other][1].readline()  # type: ignore[union-attr]
     decisions += len(waiting)
     elapsed = time.perf_counter() - start
-    cpu = cpu_seconds() - cpu
+    cpu = cpu_seconds(end=True) - cpu
     for proc in procs.values():
         assert proc.stdin
         proc.stdin.close()
