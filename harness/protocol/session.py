@@ -171,7 +171,10 @@ class BotSession:
         turn["id"] = self.last_id
         self.started = start = time.monotonic()
         self.deadline = start + self.move
-        data = encode(turn)
+        try:
+            data = FAST(turn, option=NEWLINE)  # encode(), inlined: four turns a simultaneous step
+        except TypeError:
+            data = slow_line(turn)
         if self._held:  # the notifications since the last step go with it (see notify)
             data, self._held = self._held + data, b""
         self._send_line(data, self.deadline)
