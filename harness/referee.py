@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from harness.errors import BotFault, FaultKind
 from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Outcome
 from harness.protocol.build import turn_message
-from harness.protocol.session import BotSession, Result, gather, invalid_reply
+from harness.protocol.gather import gather
+from harness.protocol.session import BotSession, Result, invalid_reply
 
 
 class Player(Protocol):

@@ -1,4 +1,4 @@
-"""The protocol session with one bot: handshake, turns, notifications; and turns to several at once.
+"""The protocol session with one bot: handshake, turns, notifications (turns to several at once: :mod:`harness.protocol.gather`).
 
 It talks to a :class:`Transport` (a real process, or a scripted fake in tests) and
 turns everything the bot does wrong into a :class:`BotFault` of the right kind, with a
@@ -11,9 +11,8 @@ session checks the envelope of an action reply (a JSON object, ``type`` "action"
 from __future__ import annotations
 
 import os
-import select
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
@@ -26,8 +25,6 @@ from harness.protocol.messages import HelloReply
 from harness.timing import Timing
 
 _HELLO = TypeAdapter(HelloReply)
-_IN = select.POLLIN | select.POLLPRI
-_GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 # appended to a crash of a bot that got game_end and then stopped (it is not done yet)
 EXITED_AFTER_END = "the process exited after game_end; keep reading until shutdown"
@@ -90,7 +87,7 @@ class BotSession:
         self.started = 0.0  # when the current turn was sent
         self.deadline = 0.0  # and when its reply is due
         self._notices: list[str] = []  # the notifications sent before the current turn
-        self._hold = False  # in a simultaneous game's steps (set by gather): notifications wait for the turn
+        self._hold = False  # in a simultaneous game's steps (set by gathered()): notifications wait for the turn
         self._held = b""  # the notifications held, written with the next turn (see notify)
         # a process transport's own line reader, read directly by ask() (one layer less)
         self._reader: LineReader | None = getattr(transport, "reader", None)
@@ -121,7 +118,7 @@ class BotSession:
     def notify(self, message: dict[str, Any]) -> None:
         """Send a message that expects no reply.
 
-        Between a simultaneous step's replies (once :func:`gather` has read this bot's)
+        Between a simultaneous step's replies (once :func:`harness.protocol.gather.gather` has read this bot's)
         and the bot's next turn, a notification is held and written with that turn in
         one write: the same bytes in the same order, one wake-up of the bot instead of
         one per message (a step sends ~9). game_end and shutdown are never held: they
@@ -269,6 +266,14 @@ class BotSession:
             self.timing.timeouts += result.kind is FaultKind.TIMEOUT
         else:
             self.timing.moves.add(result[1] * 1000.0)
+
+    def gathered(self, result: Result) -> None:
+        """A simultaneous step read this bot's reply (or fault): count it, and hold notifications until the next turn (see :meth:`notify`)."""
+        self._hold = self._fd is not None  # a process's pipe: written directly, so worth holding for
+        if type(result) is tuple and self._add_ms is not None:
+            self._add_ms(result[1] * 1000.0)  # count(), inlined for the common case
+        else:
+            self.count(result)
 
     def _received(self, result: tuple[dict[str, Any], float]) -> tuple[dict[str, Any], float]:
         """A reply that came the general way, its time counted."""
@@ -438,117 +443,6 @@ def _envelope_fault(line: bytes, data: Any) -> BotFault:
 Result = tuple[dict[str, Any], float] | BotFault
 
 
-def gather(sessions: Sequence[BotSession]) -> list[Result]:
-    """The replies to the turns just sent to ``sessions``, collected at once, each under its own deadline.
-
-    The bots think in parallel: a step costs the slowest one's time, not the sum. A
-    transport without a :class:`LineReader` (a scripted fake) is asked in turn. Each
-    reply's time runs from its turn's write to the moment its line is read.
-    """
-    results: list[Result | None] = [None] * len(sessions)
-    readers: list[LineReader | None] = [getattr(s.transport, "reader", None) for s in sessions]
-    poll = select.poll()
-    owner: dict[int, int] = {}
-    pending = []
-    for index, (session, reader) in enumerate(zip(sessions, readers, strict=True)):
-        if reader is None:
-            results[index] = _receive(session)
-            continue
-        pending.append(index)
-        owner[reader.fd] = index
-        poll.register(reader.fd, _IN)
-        for fd in reader.side():
-            owner[fd] = index
-            poll.register(fd, _IN)
-    # settled at first: what is buffered already; then, after each poll, only the bots
-    # that wrote (with the line the read brought, if whole) or whose deadline passed
-    due: list[tuple[int, bytes | None]] = [
-        (index, None) for index in pending if readers[index].ready()  # type: ignore[union-attr]
-    ]
-    while pending:
-        for index, line in due:
-            reader = readers[index]
-            assert reader is not None
-            result = _settle(sessions[index], reader, line)
-            if result is not None:
-                results[index] = result
-                pending.remove(index)
-                poll.unregister(reader.fd)
-        if not pending:
-            break
-        left = min(sessions[index].deadline for index in pending) - time.monotonic()
-        due = []
-        for fd, event in poll.poll(max(left, 0.0) * 1000.0 + 0.5):
-            index = owner[fd]
-            reader = readers[index]
-            assert reader is not None
-            if fd == reader.fd:
-                due.append((index, reader.take()))
-                continue
-            drain = reader.side().get(fd)
-            if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
-                poll.unregister(fd)
-                reader.drop_side(fd)
-        now = time.monotonic()
-        if any(now >= sessions[index].deadline for index in pending):
-            seen = {index for index, _ in due}
-            due.extend((index, None) for index in pending if index not in seen and now >= sessions[index].deadline)
-    done = [result for result in results if result is not None]
-    for session, result in zip(sessions, done, strict=True):
-        session._hold = session._fd is not None  # a simultaneous game: notifications wait for the turn
-        if type(result) is tuple and session._add_ms is not None:
-            session._add_ms(result[1] * 1000.0)  # count(), inlined for the common case
-        else:
-            session.count(result)
-    return done
-
-
-def _receive(session: BotSession) -> Result:
-    try:
-        return session.receive()
-    except BotFault as fault:
-        return fault
-
-
-def _settle(session: BotSession, reader: LineReader, line: bytes | None) -> Result | None:
-    """A reply or a fault if one is known without waiting (a buffered line, EOF, the deadline).
-
-    ``line``: the bot's next line, read already (None: look in the buffer).
-    """
-    try:
-        if line is None:
-            line = reader.pop()
-        while line is not None:
-            # the common case in full here (as in receive()); anything else the slow way
-            try:
-                data = from_json(line)
-            except ValueError:
-                data = None
-            if type(data) is dict and data.get("type") == "action":
-                ident = data.get("id")
-                if type(ident) is int and ident == session.last_id:  # not a bool: true is no turn id
-                    if session.since:
-                        session.since = []
-                    return data, time.monotonic() - session.started
-            reply = session.next_reply(line)
-            if reply is not None:
-                return reply, time.monotonic() - session.started
-            line = reader.pop()
-        while reader.ready():  # EOF, or a line over the limit: the session words it
-            reply = session.next_reply(session.read_line())
-            if reply is not None:
-                return reply, time.monotonic() - session.started
-        if time.monotonic() >= session.deadline:
-            # the session words the time-out (or the crash of a bot that holds stdout open)
-            while True:
-                reply = session.next_reply(session.read_line())
-                if reply is not None:
-                    return reply, time.monotonic() - session.started
-    except BotFault as fault:
-        return fault
-    return None
-
-
 __all__ = [
     "EXITED_AFTER_END",
     "NO_REPLY_NEEDED",
@@ -556,6 +450,5 @@ __all__ = [
     "Result",
     "Transport",
     "encode",
-    "gather",
     "invalid_reply",
 ]

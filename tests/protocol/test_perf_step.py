@@ -14,7 +14,8 @@ import pytest
 from harness.bots.manifest import load_bot
 from harness.bots.process import BotProcess
 from harness.errors import BotFault, FaultKind
-from harness.protocol.session import BotSession, gather
+from harness.protocol.gather import gather
+from harness.protocol.session import BotSession
 from harness.timing import Timing
 
 HELLO = {"type": "hello", "protocol": 1, "game": "llama-llama", "seat": 0}
