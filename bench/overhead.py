@@ -18,6 +18,12 @@ decide at once at every step):
 
 The last two lines are ``overhead ratio: X.XX`` (L.L.A.M.A.) and ``overhead ratio
 llama-llama: X.XX`` (harness ÷ baseline, per decision).
+
+Each game's figures also give the CPU time (the referee's and its bots', user and
+system) per decision, and its ratio: on one core the wall time is that CPU time when
+nothing else runs, so the two ratios agree on an idle machine; on a busy one the wall
+time counts whatever else ran on the core (the ratio of each run moves by 2x or more)
+while the CPU time stays near the bench's own.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,6 +45,43 @@ from harness.games import get_game
 from harness.match import Clock, Table, TableSettings, seating_for
 from harness.protocol import session as session_module
 from harness.seeds import derive_seed
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(end: bool = False) -> float:
+    """CPU time (user + system) of this process and every process below it, in seconds.
+
+    The children's times are read from /proc (``utime``, ``stime``: whole ticks), as
+    they run: they are not reaped by then. This process's own time is read after that
+    scan of /proc at the start of a measurement and before it at its ``end``, so that
+    the scans are not counted.
+    """
+    own = 0.0 if end else None
+    if end:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        own = usage.ru_utime + usage.ru_stime
+    parents, ticks = {os.getpid()}, 0
+    stats = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    stats.append((int(entry), fh.read().rsplit(b")", 1)[1].split()))
+            except OSError:
+                continue  # gone meanwhile
+    grown = True
+    while grown:  # descendants: children first, then theirs
+        grown = False
+        for pid, fields in stats:
+            if pid not in parents and int(fields[1]) in parents:
+                parents.add(pid)
+                ticks += int(fields[11]) + int(fields[12])
+                grown = True
+    if own is None:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        own = usage.ru_utime + usage.ru_stime
+    return own + ticks / _TICK
 
 MINIMAL_BOT = r"""
 import json, sys
@@ -72,8 +116,8 @@ def make_bots(root: Path, count: int, game: str = "llama") -> list[Path]:
     return folders
 
 
-def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tuple[float, int]:
-    """Play the match through the harness; return (seconds, decisions)."""
+def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tuple[float, int, float]:
+    """Play the match through the harness; return (seconds, decisions, CPU seconds)."""
     specs = [load_bot(folder) for folder in folders]
     names = [spec.name for spec in specs]
     game = get_game(name)
@@ -85,6 +129,7 @@ def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tup
         # start every process before timing: the baseline's processes are started untimed too
         for player in table.players.values():
             player.begin({"type": "game_start", "game": 0, "seat": 0, "players": 4, "seed": 0})
+        cpu = cpu_seconds()
         start = time.perf_counter()
         for index in range(games):
             result = table.play(
@@ -96,7 +141,8 @@ def play(folders: list[Path], games: int, out: Path, name: str = "llama") -> tup
             decisions += result.moves
         table.flush()  # the replays still held in memory: written inside the timed part
         elapsed = time.perf_counter() - start
-    return elapsed, decisions
+        cpu = cpu_seconds(end=True) - cpu
+    return elapsed, decisions, cpu
 
 
 def capture(folders: list[Path], games: int, out: Path, name: str = "llama") -> list[tuple[str, bytes, bool]]:
@@ -144,8 +190,12 @@ def capture(folders: list[Path], games: int, out: Path, name: str = "llama") -> 
     return sent
 
 
-def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]], together: bool = False) -> tuple[float, int]:
+def baseline(
+    folders: list[Path], script: list[tuple[str, bytes, bool]], together: bool = False
+) -> tuple[float, int, float]:
     """Send the captured messages through bare pipes and read each reply; no validation.
+
+    Returns (seconds, decisions, CPU seconds).
 
     ``together``: the turns of a step (consecutive turns to different bots) are all
     written before their replies are read, as the referee asks a simultaneous step.
@@ -174,6 +224,7 @@ def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]], togethe
     pipes = {name: (proc.stdin, proc.stdout) for name, proc in procs.items()}
     decisions = 0
     waiting: list[str] = []
+    cpu = cpu_seconds()
     start = time.perf_counter()
     for name, line, expects_reply in script:
         stdin, stdout = pipes[name]
@@ -191,11 +242,12 @@ def baseline(folders: list[Path], script: list[tuple[str, bytes, bool]], togethe
         pipes[other][1].readline()  # type: ignore[union-attr]
     decisions += len(waiting)
     elapsed = time.perf_counter() - start
+    cpu = cpu_seconds(end=True) - cpu
     for proc in procs.values():
         assert proc.stdin
         proc.stdin.close()
         proc.wait()
-    return elapsed, decisions
+    return elapsed, decisions, cpu
 
 
 def engine_speed(games: int) -> float:
@@ -222,12 +274,14 @@ def measure(root: Path, name: str, games: int, repeats: int, core: int) -> float
         f"{name}: 4 minimal bots, {games} games, {turns} decisions, "
         f"{len(script)} messages, pinned to core {core}"
     )
-    harness_runs, base_runs = [], []
+    harness_runs, base_runs, harness_cpu, base_cpu = [], [], [], []
     for repeat in range(repeats):
-        seconds, decisions = play(folders, games, root / name / f"run{repeat}", name)
+        seconds, decisions, cpu = play(folders, games, root / name / f"run{repeat}", name)
         harness_runs.append(seconds / decisions)
-        seconds, decisions = baseline(folders, script, together)
+        harness_cpu.append(cpu / decisions)
+        seconds, decisions, cpu = baseline(folders, script, together)
         base_runs.append(seconds / decisions)
+        base_cpu.append(cpu / decisions)
     h, b = statistics.median(harness_runs), statistics.median(base_runs)
     # each run beside the baseline run next to it: how far the ratio moves from run to run
     pairs = sorted(x / y for x, y in zip(harness_runs, base_runs, strict=True))
@@ -240,6 +294,12 @@ def measure(root: Path, name: str, games: int, repeats: int, core: int) -> float
         f"min {min(base_runs) * 1e6:.1f})"
     )
     print(f"  ratio of each run to the baseline beside it: {pairs[0]:.2f}-{pairs[-1]:.2f}")
+    hc, bc = statistics.median(harness_cpu), statistics.median(base_cpu)
+    cpu_pairs = sorted(x / y for x, y in zip(harness_cpu, base_cpu, strict=True))
+    print(
+        f"  CPU (referee and bots): harness {hc * 1e6:.1f} µs, baseline {bc * 1e6:.1f} µs per decision; "
+        f"ratio {hc / bc:.2f} (each run: {cpu_pairs[0]:.2f}-{cpu_pairs[-1]:.2f})"
+    )
     return h / b
 
 

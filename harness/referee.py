@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from harness.errors import BotFault, FaultKind
 from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Outcome
 from harness.protocol.build import game_end_message, game_end_record, turn_message, winners
-from harness.protocol.session import BotSession, Result, gather, invalid_reply
+from harness.protocol.gather import gather
+from harness.protocol.session import BotSession, Result, invalid_reply
 
 
 class Player(Protocol):
@@ -247,22 +248,32 @@ def _together(
     state: GameState[Any], table: _Table, game_no: int, acting: Sequence[int]
 ) -> tuple[list[Any], list[float | None]]:
     """A simultaneous step: every acting seat gets its turn, then the replies are gathered at once."""
-    players = table.players
+    players, forced, turn_of = table.players, table.forced, state.turn
     asked = []
     for seat in acting:
-        if not table.forced[seat]:
+        if not forced[seat]:
             try:
-                players[seat].send_turn(turn_message(game_no, state.turn(seat)))
+                players[seat].send_turn(turn_message(game_no, turn_of(seat)))
                 asked.append(seat)
             except BotFault as err:
                 table.fault(seat, err)
     replies = dict(zip(asked, _collect([players[seat] for seat in asked]), strict=True))
+    parse = state.parse_action
     actions: list[Any] = []
     timing: list[float | None] = []
     for seat in acting:
-        action, elapsed = None, None
-        if seat in replies:
-            action, elapsed = _parse(state, table, seat, replies[seat])
+        action: Any = None
+        elapsed: float | None = None
+        result = replies.get(seat)
+        if type(result) is tuple:  # a reply: the game's to parse (_parse(), inlined)
+            reply, elapsed = result
+            try:
+                action = parse(seat, reply)
+            except (InvalidReply, IllegalAction) as err:
+                _record_fault(table, seat, reply, err)
+                elapsed = None
+        elif result is not None:
+            action, elapsed = _parse(state, table, seat, result)  # a fault, recorded there
         actions.append(state.forced_action(seat) if action is None else action)
         timing.append(elapsed)
     return actions, timing

@@ -119,6 +119,37 @@ class LineReader:
             return None
         return chunk
 
+    def pop(self) -> bytes | None:
+        """The next line if a whole one (within the limit) is buffered already, else None; never waits or raises.
+
+        What it leaves (no line yet, EOF, an overlong line) is :meth:`readline`'s to report.
+        """
+        buf = self._buf
+        end = buf.find(b"\n")
+        if end < 0 or end > self.limit:
+            return None
+        line = bytes(buf[:end])
+        del buf[: end + 1]
+        return line
+
+    def take(self) -> bytes | None:
+        """:meth:`fill` then :meth:`pop`: read what the bot wrote (after poll() said so), and the next whole line if there is one.
+
+        The common case, a read that is one whole line, is returned as read (no copy
+        through the buffer).
+        """
+        if not self._buf:
+            chunk = self._read()
+            if chunk is None:
+                return None
+            end = chunk.find(b"\n")
+            if end == len(chunk) - 1 and end <= self.limit:
+                return chunk[:end]
+            self._buf += chunk
+        else:
+            self._fill()
+        return self.pop()
+
     def pending(self) -> bool:
         """True when a complete line is already buffered."""
         return b"\n" in self._buf

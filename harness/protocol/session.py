@@ -1,4 +1,4 @@
-"""The protocol session with one bot: handshake, turns, notifications; and turns to several at once.
+"""The protocol session with one bot: handshake, turns, notifications (turns to several at once: :mod:`harness.protocol.gather`).
 
 It talks to a :class:`Transport` (a real process, or a scripted fake in tests) and
 turns everything the bot does wrong into a :class:`BotFault` of the right kind, with a
@@ -11,9 +11,8 @@ session checks the envelope of an action reply (a JSON object, ``type`` "action"
 from __future__ import annotations
 
 import os
-import select
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
@@ -26,8 +25,6 @@ from harness.protocol.messages import HelloReply
 from harness.timing import Timing
 
 _HELLO = TypeAdapter(HelloReply)
-_IN = select.POLLIN | select.POLLPRI
-_GONE = select.POLLHUP | select.POLLERR | select.POLLNVAL
 
 # appended to a crash of a bot that got game_end and then stopped (it is not done yet)
 EXITED_AFTER_END = "the process exited after game_end; keep reading until shutdown"
@@ -90,6 +87,8 @@ class BotSession:
         self.started = 0.0  # when the current turn was sent
         self.deadline = 0.0  # and when its reply is due
         self._notices: list[str] = []  # the notifications sent before the current turn
+        self._hold = False  # in a simultaneous game's steps (set by gathered()): notifications wait for the turn
+        self._held = b""  # the notifications held, written with the next turn (see notify)
         # a process transport's own line reader, read directly by ask() (one layer less)
         self._reader: LineReader | None = getattr(transport, "reader", None)
         self._explain: Callable[[BotFault], BotFault] = getattr(transport, "explain", _as_is)
@@ -117,13 +116,29 @@ class BotSession:
             raise fault from None
 
     def notify(self, message: dict[str, Any]) -> None:
-        """Send a message that expects no reply."""
+        """Send a message that expects no reply.
+
+        Between a simultaneous step's replies (once :func:`harness.protocol.gather.gather` has read this bot's)
+        and the bot's next turn, a notification is held and written with that turn in
+        one write: the same bytes in the same order, one wake-up of the bot instead of
+        one per message (a step sends ~9). game_end and shutdown are never held: they
+        are written at once, after what is held, and end the holding until the next
+        gather (so game_start and a game's first notices go at once, as in a sequential game).
+        """
         try:
-            data = FAST(message, option=NEWLINE)  # encode(), inlined: a simultaneous step sends ~9
+            data = FAST(message, option=NEWLINE)  # encode(), inlined
         except TypeError:
             data = slow_line(message)
-        self._send_line(data, None)
         kind = message.get("type")
+        if self._hold:
+            if kind != "game_end" and kind != "shutdown":
+                self._held += data
+                self.since.append(str(kind))
+                return
+            self._hold = False
+            if self._held:
+                data, self._held = self._held + data, b""
+        self._send_line(data, None)
         self.since.append(str(kind))
         self._after_end = 0 if kind == "game_end" else self._after_end + len(data)
 
@@ -153,7 +168,12 @@ class BotSession:
         turn["id"] = self.last_id
         self.started = start = time.monotonic()
         self.deadline = start + self.move
-        data = encode(turn)
+        try:
+            data = FAST(turn, option=NEWLINE)  # encode(), inlined: four turns a simultaneous step
+        except TypeError:
+            data = slow_line(turn)
+        if self._held:  # the notifications since the last step go with it (see notify)
+            data, self._held = self._held + data, b""
         self._send_line(data, self.deadline)
         self._after_end += len(data)
         self._notices = self.since  # cleared once the turn is answered
@@ -200,6 +220,8 @@ class BotSession:
                 data = FAST(turn, option=NEWLINE)  # encode(), inlined
             except TypeError:
                 data = slow_line(turn)
+            if self._held:  # held after a simultaneous step (see notify)
+                data, self._held = self._held + data, b""
             transport = self.transport
             written, fd = 0, self._fd
             if fd is not None:  # _send_line(), inlined: straight into a process's pipe
@@ -244,6 +266,14 @@ class BotSession:
             self.timing.timeouts += result.kind is FaultKind.TIMEOUT
         else:
             self.timing.moves.add(result[1] * 1000.0)
+
+    def gathered(self, result: Result) -> None:
+        """A simultaneous step read this bot's reply (or fault): count it, and hold notifications until the next turn (see :meth:`notify`)."""
+        self._hold = self._fd is not None  # a process's pipe: written directly, so worth holding for
+        if type(result) is tuple and self._add_ms is not None:
+            self._add_ms(result[1] * 1000.0)  # count(), inlined for the common case
+        else:
+            self.count(result)
 
     def _received(self, result: tuple[dict[str, Any], float]) -> tuple[dict[str, Any], float]:
         """A reply that came the general way, its time counted."""
@@ -413,88 +443,6 @@ def _envelope_fault(line: bytes, data: Any) -> BotFault:
 Result = tuple[dict[str, Any], float] | BotFault
 
 
-def gather(sessions: Sequence[BotSession]) -> list[Result]:
-    """The replies to the turns just sent to ``sessions``, collected at once, each under its own deadline.
-
-    The bots think in parallel: a step costs the slowest one's time, not the sum. A
-    transport without a :class:`LineReader` (a scripted fake) is asked in turn.
-    """
-    results: list[Result | None] = [None] * len(sessions)
-    readers: list[LineReader | None] = [getattr(s.transport, "reader", None) for s in sessions]
-    poll = select.poll()
-    owner: dict[int, int] = {}
-    pending = []
-    for index, (session, reader) in enumerate(zip(sessions, readers, strict=True)):
-        if reader is None:
-            results[index] = _receive(session)
-            continue
-        pending.append(index)
-        owner[reader.fd] = index
-        poll.register(reader.fd, _IN)
-        for fd in reader.side():
-            owner[fd] = index
-            poll.register(fd, _IN)
-    # settled at first: what is buffered already; then, after each poll, only the bots
-    # that wrote (or whose deadline passed): a step is asked of up to four bots at once
-    due = [index for index in pending if readers[index].ready()]  # type: ignore[union-attr]
-    while pending:
-        for index in due:
-            reader = readers[index]
-            assert reader is not None
-            result = _settle(sessions[index], reader)
-            if result is not None:
-                results[index] = result
-                pending.remove(index)
-                poll.unregister(reader.fd)
-        if not pending:
-            break
-        left = min(sessions[index].deadline for index in pending) - time.monotonic()
-        due = []
-        for fd, event in poll.poll(max(left, 0.0) * 1000.0 + 0.5):
-            index = owner[fd]
-            reader = readers[index]
-            assert reader is not None
-            if fd == reader.fd:
-                reader.fill()
-                due.append(index)
-                continue
-            drain = reader.side().get(fd)
-            if (drain is not None and not drain()) or (event & _GONE and not event & _IN):
-                poll.unregister(fd)
-                reader.drop_side(fd)
-        now = time.monotonic()
-        due.extend(index for index in pending if index not in due and now >= sessions[index].deadline)
-    done = [result for result in results if result is not None]
-    for session, result in zip(sessions, done, strict=True):
-        session.count(result)
-    return done
-
-
-def _receive(session: BotSession) -> Result:
-    try:
-        return session.receive()
-    except BotFault as fault:
-        return fault
-
-
-def _settle(session: BotSession, reader: LineReader) -> Result | None:
-    """A reply or a fault if one is known without waiting (a buffered line, EOF, the deadline)."""
-    try:
-        while reader.ready():
-            reply = session.next_reply(session.read_line())
-            if reply is not None:
-                return reply, time.monotonic() - session.started
-        if time.monotonic() >= session.deadline:
-            # the session words the time-out (or the crash of a bot that holds stdout open)
-            while True:
-                reply = session.next_reply(session.read_line())
-                if reply is not None:
-                    return reply, time.monotonic() - session.started
-    except BotFault as fault:
-        return fault
-    return None
-
-
 __all__ = [
     "EXITED_AFTER_END",
     "NO_REPLY_NEEDED",
@@ -502,6 +450,5 @@ __all__ = [
     "Result",
     "Transport",
     "encode",
-    "gather",
     "invalid_reply",
 ]

@@ -50,7 +50,7 @@ class Action:
         return f"pass {list(self.cards)}"
 
 
-_STEP_CACHES = frozenset({"_legal", "_wires", "_combos", "_checked", "_public"})
+_STEP_CACHES = frozenset({"_legal", "_wires", "_held", "_checked", "_public"})
 _INTS = frozenset({int})
 
 
@@ -88,9 +88,9 @@ class LlamaLlamaState:
         # needs only the latter: up to 35 passes a seat, so neither is built before it is asked)
         self._legal: dict[int, list[Action]] = {}
         self._wires: dict[int, list[dict[str, object]]] = {}
-        self._combos: dict[int, frozenset[tuple[int, ...]]] = {}  # the legal cards, as sorted tuples
+        self._held: dict[int, frozenset[int]] = {}  # a seat's hand when its turn was built (parse's check)
         self._checked: dict[int, Action] = {}  # what parse_action found legal this step, by seat
-        self._public: tuple[list[Any], ...] | None = None  # what every seat sees alike, this step
+        self._public: tuple[Any, ...] | None = None  # what every seat sees alike, this step
 
     # -- the interface ------------------------------------------------------------------
 
@@ -124,14 +124,16 @@ class LlamaLlamaState:
         """:meth:`legal_actions` as a turn shows them (``Action.wire``), built without the actions."""
         found = self._wires.get(seat)
         if found is None:
-            choices = self._choices(seat)
-            phase = self.phase
-            if phase == GOAL:
-                found = [{"action": GOAL, "card": cards[0]} for cards in choices]
+            if self.over or not 0 <= seat < self.players:
+                found = []
             else:
-                found = [{"action": PASS, "cards": list(cards)} for cards in choices]
+                hand = sorted(self.hands[seat])  # canonical()
+                if self.phase == GOAL:
+                    found = [{"action": GOAL, "card": card} for card in hand]
+                else:
+                    found = [{"action": PASS, "cards": list(cards)} for cards in combinations(hand, self.pass_count)]
+                self._held[seat] = frozenset(hand)
             self._wires[seat] = found
-            self._combos[seat] = frozenset(choices)
         return found
 
     def _choices(self, seat: int) -> list[tuple[int, ...]]:
@@ -150,17 +152,25 @@ class LlamaLlamaState:
         choice the rules forbid now. Other keys are ignored.
         """
         kind = reply.get("action")
-        combos = self._combos.get(seat)  # known once the seat's turn was built
-        if combos is not None and kind == self.phase:  # the common case: a legal choice, well formed
-            named = reply.get("card" if kind == GOAL else "cards")
-            try:
-                cards = (named,) if kind == GOAL else tuple(sorted(named)) if type(named) is list else None
-                legal = cards in combos
-            except TypeError:  # unorderable or unhashable: the long way says what is wrong
-                legal = False
-            if legal and _INTS.issuperset(map(type, cards)):  # type: ignore[arg-type] # not a bool or a float
-                self._checked[seat] = action = Action(kind, cards)  # type: ignore[arg-type]
-                return action
+        hand = self._held.get(seat)  # known once the seat's turn was built
+        if hand is not None and kind == self.phase:  # the common case: a legal choice, well formed
+            # legal: card ids (int, not a bool or a float) of the hand, distinct, as many as asked
+            if kind == GOAL:
+                card = reply.get("card")
+                if type(card) is int and card in hand:
+                    self._checked[seat] = action = Action(GOAL, (card,))
+                    return action
+            else:
+                named = reply.get("cards")
+                if (
+                    type(named) is list
+                    and len(named) == self.pass_count
+                    and _INTS.issuperset(map(type, named))  # card ids: not a bool or a float
+                    and hand.issuperset(named)
+                    and len(set(named)) == len(named)
+                ):
+                    self._checked[seat] = action = Action(PASS, tuple(sorted(named)))
+                    return action
         if kind == GOAL:
             card = reply.get("card")
             if not _card_id(card):
@@ -228,28 +238,35 @@ class LlamaLlamaState:
 
     def _view(self, seat: int, into: dict[str, Any]) -> dict[str, Any]:
         """:meth:`view`'s fields, added to ``into`` in their order."""
-        passing = self.phase == PASS
-        public = self._public
-        if public is None:  # built once a step, whoever asks first
-            public = self._public = (
-                [self._display_view(d) for d in range(1, HOLDERS + 1)],
-                [holder if holder < self.players else None for holder in self.ring],
-                list(self.scores),
-                [list(scores) for scores in self.round_scores],
-            )
-        into["round"] = self.round
-        into["phase"] = self.phase
-        into["display"] = self.revealed if passing else None
-        into["count"] = self.pass_count if passing else None
+        rnd, phase, display, count, displays, ring, scores, round_scores = self._public or self._step_view()
+        into["round"] = rnd
+        into["phase"] = phase
+        into["display"] = display
+        into["count"] = count
         into["hand"] = canonical(self.hands[seat])
         into["goal"] = self.goal[seat]
         into["goal_display"] = self.known[seat]
-        into["displays"], into["ring"], into["scores"], into["round_scores"] = public
+        into["displays"], into["ring"], into["scores"], into["round_scores"] = displays, ring, scores, round_scores
         return into
 
     def deal(self) -> tuple[tuple[int, ...], ...]:
         """The hands dealt this round (seats, then dummies): from the seed and the round alone."""
         return self._dealt
+
+    def _step_view(self) -> tuple[Any, ...]:
+        """What every seat sees alike this step, built once a step, whoever asks first."""
+        passing = self.phase == PASS
+        self._public = public = (
+            self.round,
+            self.phase,
+            self.revealed if passing else None,
+            self.pass_count if passing else None,
+            [self._display_view(d) for d in range(1, HOLDERS + 1)],
+            [holder if holder < self.players else None for holder in self.ring],
+            list(self.scores),
+            [list(scores) for scores in self.round_scores],
+        )
+        return public
 
     def __getstate__(self) -> dict[str, Any]:
         """The state without what is worked out per step (a copy, or a fingerprint, is the game itself)."""
@@ -261,7 +278,7 @@ class LlamaLlamaState:
 
     def _new_step(self) -> None:
         """Forget what was worked out for the step just applied (legal choices, the public view)."""
-        self._legal, self._wires, self._combos, self._checked = {}, {}, {}, {}
+        self._legal, self._wires, self._held, self._checked = {}, {}, {}, {}
         self._public = None
 
     # -- the steps of a round -------------------------------------------------------------
