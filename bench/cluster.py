@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 from harness.bots.packing import pack  # noqa: E402
 from harness.league import runner  # noqa: E402
 from harness.league.config import Overrides, resolve  # noqa: E402
-from harness.league.runner import JobOutcome, JobTask, run_league  # noqa: E402
+from harness.league.loop import run_league  # noqa: E402
+from harness.league.runner import JobOutcome, JobTask  # noqa: E402
 
 SAMPLES = ("random", "heuristic", "strong")
 

@@ -21,7 +21,8 @@ import pytest
 from harness.bots.packing import pack
 from harness.errors import HarnessError
 from harness.league.config import LeagueConfig, Overrides, resolve
-from harness.league.runner import JobOutcome, job_task, prepare, sealed
+from harness.league.opening import fixed, open_store, sealed
+from harness.league.runner import JobOutcome, job_task
 from harness.league.ship import Shipped, SnapshotPlugin, native, record, shipments, this_platform
 from harness.league.store import GameRow, Store
 from league.conftest import make_bots
@@ -34,7 +35,7 @@ def league(tmp_path: Path) -> Iterator[tuple[LeagueConfig, Store, Path]]:
     out = tmp_path / "out"
     out.mkdir()
     config = sealed(resolve(folder, Overrides(games=6, table_size=3, sandbox="none")), out, None)
-    store, _ = prepare(config, out, False, None)
+    store, _ = open_store(config, out, False, fixed(config))
     with store:
         yield config, store, out
 
