@@ -259,7 +259,9 @@ def run_until_decided(
         if started is not None:
             started(store)
 
-    decided = {"confidence": confidence, "adaptive": adaptive, "margin": margin}
+    decided: dict[str, object] = {"confidence": confidence, "adaptive": adaptive}
+    if margin:  # no margin is the run a folder made before --margin holds: it resumes with --margin 0
+        decided["margin"] = margin
     identity = {**config.identity(), "until_decided": decided}
     run = run_sequential(
         config, folder, controller, identity=identity, listener=listener, started=opened, force=force, cluster=cluster
