@@ -356,7 +356,7 @@ def _warn_cgroups(unconfined: str | None = None) -> None:
     if gone:
         what = "; ".join(f"{name}: {_CGROUP_LIMITS[name]}" for name in gone)
         parts.append(
-            f"no writable cgroup controller for {', '.join(gone)} (needs root): {what}; what holds: {_RLIMITS}"
+            f"no writable cgroup controller for {', '.join(gone)} ({cgroups.advice()}): {what}; what holds: {_RLIMITS}"
             + ("" if "memory" in gone else ", and the cgroups' limits")
             + "; see 'Limits without root' in docs/sandbox.md"
         )
