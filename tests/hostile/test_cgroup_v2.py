@@ -103,12 +103,16 @@ def test_the_warning_line_says_how_to_get_the_rest(
 
 
 def test_a_delegated_group_without_cpu_names_what_systemd_must_delegate(
-    fake_tree: Path,
+    fake_tree: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (fake_tree / "cg" / SCOPE.strip("/") / "cgroup.controllers").write_text("memory pids\n")  # systemd < 252's default
     assert cgroups.missing() == ["cpu"]
     advice = cgroups.advice()
     assert advice.startswith("needs root, or the user's systemd delegating cpu too (Delegate= in user@.service)")
+    sandbox.resolve_sandbox("none")
+    [line] = capsys.readouterr().err.splitlines()
+    assert f"no writable cgroup controller for cpu ({advice}): cpu: " in line
+    assert "what holds: CPU seconds, open files and file size per process (rlimits), and the cgroup limits on memory, pids;" in line
 
 
 def test_on_cgroup_v1_only_root_gets_the_controllers(fake_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
