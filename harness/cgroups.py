@@ -12,8 +12,9 @@ Controllers are found at run time, in this order: writable cgroup v1 hierarchies
 cgroup v2 mounts from ``/proc/self/mounts``; then a **delegated** cgroup v2 group: the
 harness's own group (``0::/path`` in ``/proc/self/cgroup``) when the user may write
 it, as under ``systemd-run --user --scope -p Delegate=yes``. A v2 group with processes
-cannot give controllers to children (the no-internal-process rule), so before it
-enables one, the harness moves the group's processes (itself) into a leaf, ``LEAF``.
+cannot give controllers to children (the no-internal-process rule), so the harness
+moves itself (and what it started) into a leaf, ``LEAF``, when it finds the group; a
+group that holds other processes too (a desktop terminal's scope) is left alone.
 Where a controller is missing or not writable the limit is not applied (see
 :func:`missing`, and :func:`advice` for how to get it). The bot joins its groups through a tiny
 ``/bin/sh`` prefix that writes its own pid to each ``cgroup.procs`` and then execs
@@ -94,6 +95,30 @@ def delegated_group(mount: Path, own: str | None) -> Path | None:
     return group if all(_writable(path) for path in files) else None
 
 
+def _parent_pid(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def only_ours(group: Path) -> bool:
+    """True when every process in ``group`` itself (not its children) is this process or one it started.
+
+    A group the user may write that holds other processes too — a desktop terminal's
+    scope, holding the shell — is systemd's, not delegated to us: it is left alone.
+    """
+    me = os.getpid()
+    for pid in _pids(group):
+        seen = 0
+        while pid not in (me, 0, 1) and seen < 4096:  # up the parent chain, bounded
+            pid, seen = _parent_pid(pid), seen + 1
+        if pid != me:
+            return False
+    return True
+
+
 def _mounts() -> list[tuple[str, str, str]]:
     """(file system type, mount point, options) of every cgroup mount."""
     found = []
@@ -106,16 +131,36 @@ def _mounts() -> list[tuple[str, str, str]]:
     return found
 
 
+def _moved_in(group: Path) -> bool:
+    """Move this process (and what it started) into ``group``'s leaf, if nothing else is in the group.
+
+    Done when the group is found, so that processes the harness starts later (league
+    workers) are in the leaf already and find the same group.
+    """
+    if not only_ours(group):
+        return False
+    try:
+        vacate(group)
+    except OSError:
+        return False
+    return True
+
+
 @functools.lru_cache(maxsize=1)
 def hierarchies() -> tuple[Hierarchy, ...]:
-    """The writable hierarchies, one per controller (a v1 hierarchy wins over v2 for its controllers)."""
+    """The writable hierarchies, one per controller (a v1 hierarchy wins over v2 for its controllers).
+
+    A delegated group holding only this process and what it started is taken, and this
+    process moves into its leaf (:func:`vacate`) at once.
+    """
     v1: list[Hierarchy] = []
     v2: list[Hierarchy] = []
     delegated: list[Hierarchy] = []
     own = own_v2_group()
     for kind, point, options in _mounts():
         root = Path(point)
-        if kind == "cgroup2" and (group := delegated_group(root, own)) and (offered := _offered(group)):
+        group = delegated_group(root, own) if kind == "cgroup2" else None
+        if group is not None and (offered := _offered(group)) and _moved_in(group):
             delegated.append(Hierarchy(group, offered, True, delegated=True))
         if not (_writable(root) and (root / "cgroup.procs").is_file()):
             continue
@@ -378,6 +423,7 @@ __all__ = [
     "limits_in",
     "missing",
     "new_groups",
+    "only_ours",
     "oom_kills",
     "own_v2_group",
     "release",

@@ -3,7 +3,8 @@
 What systemd's ``Delegate=yes`` does, by hand: a group ``llama-test-<pid>`` of a
 cgroup2 mount made here, owned (with its ``cgroup.procs``, ``cgroup.subtree_control``
 and ``cgroup.threads``) by USER, and a process of USER started inside it runs the
-harness's own code (CHILD) with PYTHON. Prints one JSON object: what the child saw.
+harness's own code (CHILD) with PYTHON; before it, PROBE runs there beside another
+process (``sleep``), which the harness must leave alone. Prints one JSON object.
 
 Usage: ``unshare -m --propagation private python cgroup_v2_delegation.py USER REPO PYTHON``.
 Where the v2 hierarchy offers none of cpu, memory and pids (a hybrid machine binds them
@@ -52,12 +53,18 @@ cgroups.release(argv)
 seen["left_after_release"] = [str(p) for p in groups.paths if os.path.exists(p)]
 again = subprocess.run(
     [sys.executable, "-c", "import sys; from harness import cgroups; cgroups.CONTROLLERS = (*cgroups.CONTROLLERS, *sys.argv[1:]); "
-     "print([str(h.root) for h in cgroups.hierarchies() if h.delegated])", *extra],
+     "print([str(h.root) for h in cgroups.hierarchies() if h.delegated])", *extra],  # started in the leaf
     capture_output=True, text=True, check=False,
 )
 seen["second_harness"] = again.stdout.strip() or again.stderr
 print(json.dumps(seen))
 """
+
+
+PROBE = (
+    "import sys; from harness import cgroups; cgroups.CONTROLLERS = (*cgroups.CONTROLLERS, *sys.argv[1].split(',')); "
+    "print([str(h.root) for h in cgroups.hierarchies() if h.delegated], cgroups.own_v2_group())"
+)
 
 
 def _rmtree_groups(group: Path) -> None:
@@ -94,9 +101,22 @@ def main(user: str, repo: str, python: str) -> int:
         for name in ("", "cgroup.procs", "cgroup.subtree_control", "cgroup.threads"):
             os.chown(group / name, uid, -1)
         join = 'echo $$ > "$1" && shift && exec "$@"'
+        # setpriv execs (runuser would stay behind as the child's parent, a process not its own)
+        as_user = ["setpriv", f"--reuid={uid}", f"--regid={pwd.getpwnam(user).pw_gid}", "--clear-groups"]
+        harness = ["env", f"PYTHONPATH={repo}", python, "-c"]
+        procs = str(group / "cgroup.procs")
+        # first: a group holding another process (as a desktop terminal's scope holds its shell)
+        other = subprocess.Popen(["/bin/sh", "-c", join, "sh", procs, "sleep", "600"])
+        try:
+            probe = subprocess.run(
+                ["/bin/sh", "-c", join, "sh", procs, *as_user, *harness, PROBE, ",".join(extra)],
+                capture_output=True, text=True, check=False, timeout=600, cwd="/",
+            )
+        finally:
+            other.kill()
+            other.wait()
         child = subprocess.run(
-            ["/bin/sh", "-c", join, "sh", str(group / "cgroup.procs"), "runuser", "-u", user, "--",
-             "env", f"PYTHONPATH={repo}", python, "-c", CHILD, ",".join(extra), str(point),
+            ["/bin/sh", "-c", join, "sh", procs, *as_user, *harness, CHILD, ",".join(extra), str(point),
              "/" + group.name],
             capture_output=True, text=True, check=False, timeout=600, cwd="/",
         )
@@ -104,6 +124,7 @@ def main(user: str, repo: str, python: str) -> int:
             print(json.dumps({"error": child.stderr.strip().splitlines()[-1:] or [f"status {child.returncode}"]}))
             return 0
         seen = json.loads(child.stdout)
+        seen["with_another_process"] = probe.stdout.strip() or probe.stderr.strip()
         seen.update(mount=str(point), group="/" + group.name, wanted=wanted, extra=extra, user_uid=uid)
         print(json.dumps(seen))
         return 0

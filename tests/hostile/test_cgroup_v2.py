@@ -81,6 +81,21 @@ def test_a_writable_hierarchy_comes_before_the_delegated_group(fake_tree: Path, 
     assert found == {memory: (frozenset({"memory"}), False), scope: (frozenset({"cpu", "pids"}), True)}
 
 
+def test_a_group_holding_a_process_not_ours_is_left_alone(fake_tree: Path) -> None:
+    scope = fake_tree / "cg" / SCOPE.strip("/")
+    (scope / "cgroup.procs").write_text("1\n")  # as a desktop terminal's scope holds its shell
+    assert cgroups.hierarchies() == ()
+    assert not (scope / cgroups.LEAF).exists()  # nothing moved
+    assert cgroups.advice() == f"needs root, or a delegated cgroup v2 group: run under {cgroups.RECIPE}"
+
+
+def test_the_harness_moves_itself_into_the_leaf_when_it_finds_its_group(fake_tree: Path) -> None:
+    scope = fake_tree / "cg" / SCOPE.strip("/")
+    (scope / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    assert [h.root for h in cgroups.hierarchies()] == [scope]
+    assert (scope / cgroups.LEAF / "cgroup.procs").read_text() == str(os.getpid())  # the move (the kernel does the rest)
+
+
 def test_a_group_the_user_cannot_write_is_not_delegated(fake_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a login session's scope: owned by root, though the user's processes are in it
     scope = fake_tree / "cg" / SCOPE.strip("/")
@@ -179,3 +194,5 @@ def test_a_user_given_a_delegated_v2_group_limits_its_bots_in_it() -> None:
     assert seen["limits"] == {key: expected[key] for key in seen["wanted"]}
     assert seen["left_after_release"] == []
     assert seen["second_harness"] == str([roots[0]])  # a process started in the leaf finds the same group
+    # beside a process not its own (a terminal's shell), the group is not taken, and nothing moved
+    assert seen["with_another_process"] == f"[] {group}", seen["with_another_process"]
