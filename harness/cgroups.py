@@ -146,6 +146,19 @@ def _moved_in(group: Path) -> bool:
     return True
 
 
+def _delegated(taken: set[str]) -> list[Hierarchy]:
+    """Delegated v2 groups offering a controller not in ``taken`` (looked for only then: taking one moves us)."""
+    if set(CONTROLLERS) <= taken:
+        return []
+    found = []
+    own = own_v2_group()
+    for kind, point, _ in _mounts():
+        group = delegated_group(Path(point), own) if kind == "cgroup2" else None
+        if group is not None and (_offered(group) - taken) and _moved_in(group):
+            found.append(Hierarchy(group, _offered(group), True, delegated=True))
+    return found
+
+
 @functools.lru_cache(maxsize=1)
 def hierarchies() -> tuple[Hierarchy, ...]:
     """The writable hierarchies, one per controller (a v1 hierarchy wins over v2 for its controllers).
@@ -155,13 +168,8 @@ def hierarchies() -> tuple[Hierarchy, ...]:
     """
     v1: list[Hierarchy] = []
     v2: list[Hierarchy] = []
-    delegated: list[Hierarchy] = []
-    own = own_v2_group()
     for kind, point, options in _mounts():
         root = Path(point)
-        group = delegated_group(root, own) if kind == "cgroup2" else None
-        if group is not None and (offered := _offered(group)) and _moved_in(group):
-            delegated.append(Hierarchy(group, offered, True, delegated=True))
         if not (_writable(root) and (root / "cgroup.procs").is_file()):
             continue
         if kind == "cgroup":
@@ -171,8 +179,8 @@ def hierarchies() -> tuple[Hierarchy, ...]:
         elif wanted := _offered(root):
             v2.append(Hierarchy(root, wanted, True))
     taken = {c for h in v1 for c in h.controllers}
-    for hierarchy in (*v2, *delegated):  # a delegated group comes last: before rlimits alone
-        rest = hierarchy.controllers - taken
+    for hierarchy in (*v2, *_delegated(taken | {c for h in v2 for c in h.controllers})):
+        rest = hierarchy.controllers - taken  # a delegated group comes last: before rlimits alone
         if rest:
             v1.append(dataclasses.replace(hierarchy, controllers=frozenset(rest)))
             taken |= rest

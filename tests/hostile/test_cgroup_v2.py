@@ -96,6 +96,18 @@ def test_the_harness_moves_itself_into_the_leaf_when_it_finds_its_group(fake_tre
     assert (scope / cgroups.LEAF / "cgroup.procs").read_text() == str(os.getpid())  # the move (the kernel does the rest)
 
 
+def test_with_a_writable_root_offering_everything_the_own_group_is_not_touched(
+    fake_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mount = fake_tree / "cg"
+    scope = mount / SCOPE.strip("/")
+    writable = {mount, scope, scope / "cgroup.procs", scope / "cgroup.subtree_control"}  # as root
+    monkeypatch.setattr(cgroups, "_writable", lambda path: path in writable)
+    monkeypatch.setattr(cgroups, "_mounts", lambda: [("cgroup2", str(mount), "rw")])
+    assert [(h.root, h.delegated) for h in cgroups.hierarchies()] == [(mount, False)]
+    assert not (scope / cgroups.LEAF).exists()  # the harness did not move: it had no need to
+
+
 def test_a_group_the_user_cannot_write_is_not_delegated(fake_tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a login session's scope: owned by root, though the user's processes are in it
     scope = fake_tree / "cg" / SCOPE.strip("/")
