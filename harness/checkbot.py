@@ -24,8 +24,13 @@ from typing import Any
 from harness.bots.manifest import BotSpec, load_bot
 from harness.bots.process import LOG_CAP, BotProcess
 from harness.bots.snapshot import remove_tree
+from harness.checkbot_text import (
+    build_failure,
+    explain,
+    legal_text,
+    log_tail,
+)
 from harness.errors import BotFault, FaultKind, HarnessError
-from harness.fault_text import explain
 from harness.games import DEFAULT_GAME, get_game
 from harness.games.base import Game, GameState, IllegalAction, InvalidReply, Position
 from harness.league.matches import run_match
@@ -36,7 +41,6 @@ from harness.protocol.session import EXITED_AFTER_END, BotSession, invalid_reply
 from harness.sandbox import check_bots, hiding
 from harness.sandbox_types import Wrapper
 
-BUILD_TAIL = 15  # lines of a failed build's log shown inline
 AFTER_END = "keeps reading after game_end"
 
 @dataclass(frozen=True)
@@ -127,8 +131,9 @@ class _Bot:
 
     def fail(self, fault: BotFault) -> str:
         tail = self.proc.stderr_tail() if self.proc else ""
+        partial = self.proc.reader.partial() if self.proc else 0
         self.stop()
-        return explain(fault, tail)
+        return explain(fault, tail, self.log, partial)
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -169,14 +174,14 @@ def _position(bot: _Bot, position: Position, game_no: int, extra: dict[str, Any]
         return Check(name, False, bot.fail(invalid_reply(wire, str(err))))
     except IllegalAction as err:
         bot.stop()
-        return Check(name, False, f"answered an illegal move: {err} (legal here: {', '.join(legal)})")
+        return Check(name, False, f"answered an illegal move: {err} (legal here: {legal_text(legal)})")
     # the other seats acting at once (a simultaneous position) take the referee's forced action
     state.apply([action if other == seat else state.forced_action(other) for other in state.acting()])
     try:
         bot.notify(game_end_message(game, state, game_no))
     except BotFault as fault:
         return Check(name, False, bot.fail(fault))
-    return Check(name, True, f"{game.action_label(action)}; legal: {', '.join(legal)}")
+    return Check(name, True, f"{game.action_label(action)}; legal: {legal_text(legal)}")
 
 
 def _after_end(bot: _Bot, wait: float = 0.5) -> Check:
@@ -295,14 +300,10 @@ def _games(spec: BotSpec, settings: Settings, out: Path, times: list[float]) -> 
     if mine:
         first = mine[0]
         fault = BotFault(first["detail"], FaultKind(first["kind"]))
-        reason = (
-            f"{len(mine)} fault(s) in {result.games} games; first, game {first['game']}: {explain(fault)}"
-        )
-        if settings.out is None:
-            where = "keep its log and replay with --out DIR"
-        else:
-            where = f"log: {first['log']}" + _reproduce_hint(first["replay"], first["seat"], spec.origin)
-        yield Check(name, False, f"{reason} ({where})")
+        log = Path(first["log"])
+        replay = _reproduce_hint(first["replay"], first["seat"], spec.origin)
+        told = explain(fault, log_tail(log), log, then=replay)
+        yield Check(name, False, f"{len(mine)} fault(s) in {result.games} games; first, game {first['game']}: {told}")
     else:
         tally = result.tallies[spec.name]
         yield Check(name, True, f"{result.games} games, {tally.wins:g} won, no faults")
@@ -358,20 +359,6 @@ def _stderr(logs: Sequence[Path]) -> Check:
     return Check("stderr volume", True, f"{sum(sizes)} bytes")
 
 
-def _build_failure(error: str, log: Path) -> str:
-    """The build's error, then the last lines of its log, indented under the FAIL line."""
-    try:
-        with open(log, "rb") as fh:
-            fh.seek(max(0, fh.seek(0, 2) - 64 * 1024))
-            lines = fh.read().decode("utf-8", "replace").splitlines()[-BUILD_TAIL:]
-    except OSError:
-        return error
-    if not lines:
-        return f"{error}; the log is empty"
-    shown = "\n".join(f"    | {line[:300]}" for line in lines)
-    return f"{error}; the log is kept, and ends with:\n{shown}"
-
-
 # -- the whole run ----------------------------------------------------------------------
 
 
@@ -389,6 +376,7 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
         return
     yield Check("manifest", True, f"bot {spec.name!r} version {spec.version!r}")
     own_out = settings.out is None
+    failed = False
     out = Path(tempfile.mkdtemp(prefix="llama-check-")) if settings.out is None else settings.out
     # what match and league hide: the output folder and every bot's folder
     hidden = hiding(settings.wrapper, out, spec.folder, *settings.opponents)
@@ -403,7 +391,7 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
                 yield Check("folder", False, str(err))
                 return
             own_out = False  # keep the build log for the author to read
-            yield Check("build", False, _build_failure(str(err), logs / f"{spec.name}.build.log"))
+            yield Check("build", False, build_failure(str(err), logs / f"{spec.name}.build.log"))
             return
         if built:
             yield Check("build", True, " ".join(built))
@@ -413,16 +401,20 @@ def check_bot(folder: Path, settings: Settings) -> Iterator[Check]:
             yield Check("sandbox", False, str(err))
             return
         checks = list(_positions(spec, settings, logs, times))
+        failed = not all(check.ok for check in checks)
         yield from checks
         if not checks[0].ok:
             yield Check("games", False, "not tried: the handshake failed")
             return
-        yield from _games(spec, settings, out, times)
+        for check in _games(spec, settings, out, times):
+            failed |= not check.ok
+            yield check
         yield _stderr([logs / f"{spec.name}.check.stderr.log", logs / f"{spec.name}.stderr.log"])
         yield _move_times(times, settings.clock.move)
     finally:
         if own_out:
-            remove_tree(out)  # its snapshots are read-only
+            # its snapshots are read-only; the logs (and replays) a FAIL line names are kept
+            remove_tree(out / SNAPSHOTS if failed else out)
 
 
 __all__ = [
@@ -430,5 +422,6 @@ __all__ = [
     "Settings",
     "check_bot",
     "default_opponents",
+    "explain",
     "hello_message",
 ]

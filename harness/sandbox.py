@@ -359,9 +359,10 @@ def _warn_cgroups(unconfined: str | None = None) -> None:
     parts = [unconfined] if unconfined else []
     if gone:
         what = "; ".join(f"{name}: {_CGROUP_LIMITS[name]}" for name in gone)
+        held = [name for name in cgroups.CONTROLLERS if name not in gone]
         parts.append(
-            f"no writable cgroup controller for {', '.join(gone)} (needs root): {what}; what holds: {_RLIMITS}"
-            + ("" if "memory" in gone else ", and the cgroups' limits")
+            f"no writable cgroup controller for {', '.join(gone)} ({cgroups.advice()}): {what}; what holds: {_RLIMITS}"
+            + (f", and the cgroup limits on {', '.join(held)}" if held else "")
             + "; see 'Limits without root' in docs/sandbox.md"
         )
     line = "; ".join(parts)

@@ -117,7 +117,7 @@ def test_check_bot_prints_the_command_that_replays_the_faulty_turn(tmp_path: Pat
         )
     (line,) = [x for x in result.output.splitlines() if x.startswith("FAIL games against random")]
     found = re.search(
-        r"replay that turn: (llama-harness replay (\S+) --at (\d+) --seat (\d+) --bot (\S+))\)$", line
+        r"replay that turn: (llama-harness replay (\S+) --at (\d+) --seat (\d+) --bot (\S+)); its stderr ends with", line
     )
     assert found, line
     _, replay, at, seat, bot = found.groups()

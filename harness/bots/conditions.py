@@ -3,13 +3,16 @@
 A bot that fails at start-up is told its limits (:func:`limits_note`): under rlimits
 alone, a runtime that needs more than they allow fails in ways that do not name them.
 
-Was a late bot slow, or starved? Where bots have no per-bot CPU control (no cpu cgroup: any non-root user here), a bot
-that starts busy children slows every other bot, and a victim's time-out is not the
-victim's doing. At a time-out (never per move) the referee reads, for every thread of
-the bot's processes, ``/proc/PID/task/TID/schedstat``: the time it ran, and the time
-it was runnable but waiting for a CPU. A bot that waited for a CPU longer than it ran
-was starved by a busy machine; a bot that neither ran nor waited was asleep (its own
-doing: a lost flush, a hang), and one that ran all along was just slow.
+Was a late bot slow, or starved? Where bots have no per-bot CPU control (no cpu
+cgroup: any non-root user here), a bot that starts busy children slows every other
+bot, and a victim's time-out is not the victim's doing. At a time-out (never per move)
+the referee reads, for every thread of the bot's processes,
+``/proc/PID/task/TID/schedstat`` — the time it ran, and the time it was runnable but
+waiting for a CPU — and whether it is on a run queue now (state R in ``stat``): the
+kernel counts a wait only when it ends, so a bot that never got a CPU in the window
+has waited all of it. A bot that waited for a CPU longer than it ran was starved by a
+busy machine; a bot that neither ran nor waited was asleep (its own doing: a lost
+flush, a hang), and one that ran all along was just slow.
 """
 
 from __future__ import annotations
@@ -32,13 +35,14 @@ class CpuSample:
 
     at: float
     ran: float  # seconds on a CPU
-    waited: float  # seconds runnable, waiting for a CPU
+    waited: float  # seconds runnable, waiting for a CPU (counted by the kernel when a wait ends)
+    runnable: bool = False  # a thread was on a run queue (state R) at ``at``
 
 
 def sample(pids: Iterable[int]) -> CpuSample | None:
     """What the threads of ``pids`` ran and waited so far; None where the kernel keeps no schedstat."""
     ran = waited = 0
-    seen = False
+    seen = runnable = False
     for pid in pids:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
@@ -51,7 +55,9 @@ def sample(pids: Iterable[int]) -> CpuSample | None:
                 ran += int(fields[0])
                 waited += int(fields[1])
                 seen = True
-    return CpuSample(time.monotonic(), ran * NS, waited * NS) if seen else None
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as fh:
+                    runnable |= fh.read().rsplit(b")", 1)[1].split()[0] == b"R"
+    return CpuSample(time.monotonic(), ran * NS, waited * NS, runnable) if seen else None
 
 
 def busy_note(before: CpuSample | None, after: CpuSample | None, born: float) -> str | None:
@@ -70,6 +76,10 @@ def busy_note(before: CpuSample | None, after: CpuSample | None, born: float) ->
     window = after.at - before.at
     ran = max(0.0, after.ran - before.ran)
     waited = max(0.0, after.waited - before.waited)
+    if (before.runnable or after.runnable) and ran < window / 4:
+        # on a run queue and it hardly ran: the wait going on is not counted yet (the
+        # kernel adds a wait when it ends), and on a crowded core it is most of the window
+        waited = max(waited, window - ran)
     if window <= 0 or waited <= ran or waited < window / 4:
         return None
     load = os.getloadavg()[0]

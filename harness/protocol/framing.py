@@ -154,6 +154,10 @@ class LineReader:
         """True when a complete line is already buffered."""
         return b"\n" in self._buf
 
+    def partial(self) -> int:
+        """Bytes of an unfinished line buffered: written without its newline (read at a fault only)."""
+        return 0 if b"\n" in self._buf else len(self._buf)
+
     def ready(self) -> bool:
         """True when :meth:`readline` returns or raises without waiting (a line, EOF, an overlong line)."""
         return self._eof or b"\n" in self._buf or len(self._buf) > self.limit
