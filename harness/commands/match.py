@@ -154,8 +154,9 @@ def match(
 
 def show_match(folder: Path, elapsed: float, folders: dict[str, Path]) -> None:
     """Write summary.json; print the result table, the verdict, the timing and the faults."""
-    from harness.league.matches import verdict_text, write_summary
+    from harness.league.matches import write_summary
     from harness.league.standings import render
+    from harness.league.verdict import verdict_text
     from harness.replay.reproduce import replay_command
 
     path = write_summary(folder)

@@ -41,7 +41,10 @@ from harness.league.runner import REPLAYS, JobOutcome, JobTask, job_task, open_e
 from harness.league.schedule import Job
 from harness.league.store import Store, locked
 from harness.match import SECRET_FILE, keep_secret
+from harness.replay.io import read_replay
+from harness.replay.records import ActionRecord
 from harness.sandbox_types import Wrapper
+from harness.timing import Timing
 
 Listener = Callable[[JobOutcome], None]
 
@@ -248,10 +251,36 @@ def _discard(config: LeagueConfig, folder: Path, store: Store, game_ids: Sequenc
     """Unschedule the games after a verdict, with their results and replays (a stopped job's too)."""
     if not game_ids:
         return
-    recorded = store.discard_games(game_ids)
+    recorded = store.discard_games(game_ids, _retimed(folder, store, game_ids))
     for relative in {*recorded, *(replay_path(game_id, config.kind, config.compress) for game_id in game_ids)}:
         (folder / relative).unlink(missing_ok=True)
     _remove_parts(folder)  # what the jobs stopped at the verdict were writing
+
+
+def _retimed(folder: Path, store: Store, game_ids: Sequence[int]) -> dict[int, dict[str, Timing]]:
+    """The timing of each job that keeps some of its games, counting only the moves of those.
+
+    A job's timing is one histogram a bot: its moves are read again from the kept games'
+    replays (the ``ms`` the worker recorded them with), its time-outs from their faults;
+    its start-ups stay (the processes did start).
+    """
+    retimed: dict[int, dict[str, Timing]] = {}
+    for job_id, kept in store.kept_of(game_ids).items():
+        old = store.job_timing(job_id)
+        fresh = {bot: Timing(startups=timing.startups) for bot, timing in old.items()}
+        for replay, _ in kept:
+            records = read_replay(folder / replay)
+            names = [player.name for player in getattr(records[0], "players", [])]
+            for record in records:
+                if isinstance(record, ActionRecord) and record.ms is not None and not record.forced:
+                    bot = names[record.seat]
+                    if bot in fresh:
+                        fresh[bot].moves.add(record.ms)
+        for bot, count in store.timeouts_in([game_id for _, game_id in kept]).items():
+            if bot in fresh:
+                fresh[bot].timeouts = count
+        retimed[job_id] = fresh
+    return retimed
 
 
 def _remove_parts(folder: Path) -> None:

@@ -9,7 +9,6 @@ with its 95% interval and the likelihood of superiority, as cutechess-cli prints
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,8 +18,9 @@ from harness.games import DEFAULT_GAME
 from harness.league.config import LeagueConfig, SandboxMode
 from harness.league.loop import LeagueRun, Listener, run_league
 from harness.league.runner import LOGS, JobOutcome
-from harness.league.standings import Standings, load
+from harness.league.standings import load
 from harness.league.store import Store
+from harness.league.verdict import verdict
 from harness.match import SECRET_FILE, BotTally, MatchConfig, MatchResult, keep_secret
 from harness.referee import GameResult, win_shares
 
@@ -126,68 +126,6 @@ def result_of(run: LeagueRun) -> MatchResult:
     with Store.open_league(run.folder) as store:
         result.replays.extend(str(run.folder / path) for path in store.replays())
     return result
-
-
-def _num(value: float | None) -> float | None:
-    return None if value is None or not math.isfinite(value) else round(value, 1)
-
-
-def _pairwise(folder: Path, a: str, b: str) -> dict[str, int]:
-    """Wins, draws and losses of ``a`` against ``b`` by placement (a forfeit is placed last)."""
-    cell = {"wins": 0, "draws": 0, "losses": 0}
-    with Store.open_league(folder) as store:
-        for game in store.games():
-            place = dict(zip(game.players, game.places, strict=True))
-            if a in place and b in place:
-                pa, pb = place[a], place[b]
-                cell["wins" if pa < pb else "draws" if pa == pb else "losses"] += 1
-    return cell
-
-
-def verdict(folder: Path, standings: Standings) -> dict[str, Any] | None:
-    """Two bots: the first one's score, Elo difference (95% interval) and LOS against the second."""
-    names = list(standings.config.get("bots", []))
-    if len(names) != 2 or standings.fit is None:
-        return None
-    a, b = names
-    cell = _pairwise(folder, a, b)
-    played = cell["wins"] + cell["draws"] + cell["losses"]
-    rating = {bot.name: bot for bot in standings.fit.bots}
-    los = standings.fit.los.get(a, {}).get(b)  # None: the games say nothing about the pair
-    # two bots anchored at a mean of 1500: the difference is 2 (r_a - 1500), its error twice r_a's
-    return {
-        "bot": a,
-        "opponent": b,
-        **cell,
-        "score": round((cell["wins"] + cell["draws"] / 2) / played, 4) if played else None,
-        "elo_diff": _num(rating[a].rating - rating[b].rating),
-        "ci95": _num(2 * rating[a].ci95),
-        "los": None if los is None else _num(100 * los),
-        # the interval of the difference; open (null) on a side the games do not bound
-        # (a never lost: a floor only; a never won: a ceiling only)
-        "elo_low": _num(2 * (rating[a].low - 1500.0)),
-        "elo_high": _num(2 * (rating[a].high - 1500.0)),
-        "bound": rating[a].bound,
-    }
-
-
-def verdict_text(data: dict[str, Any]) -> str:
-    """cutechess-cli's two lines: ``Score of a vs b: W - L - D [score] N`` and the Elo difference."""
-
-    def number(value: float | None, fmt: str) -> str:
-        return "?" if value is None else format(value, fmt)
-
-    played = data["wins"] + data["losses"] + data["draws"]
-    interval = f"{number(data['elo_diff'], '+.1f')} ± {number(data['ci95'], '.1f')} (95%)"
-    if data.get("bound") == "floor":
-        interval = f"≥ {number(data.get('elo_low'), '+.1f')} (95%; {data['bot']} never lost: no upper bound)"
-    elif data.get("bound") == "ceiling":
-        interval = f"≤ {number(data.get('elo_high'), '+.1f')} (95%; {data['bot']} never won: no lower bound)"
-    return (
-        f"Score of {data['bot']} vs {data['opponent']}: {data['wins']} - {data['losses']} - {data['draws']}"
-        f"  [{number(data['score'], '.3f')}] {played}\n"
-        f"Elo difference: {interval}, LOS: {number(data['los'], '.1f')}%\n"
-    )
 
 
 def summary(folder: Path) -> dict[str, Any]:

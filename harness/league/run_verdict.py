@@ -3,7 +3,7 @@
 A folder holds a plain league, a match (one table), an SPRT (``match --sprt``), a league
 run until decided, or a gauntlet. The verdict of each is read back from the store (and
 from ``summary.json`` where the run wrote one): a two-bot match's score line and Elo
-difference (``harness.league.matches.verdict``), an SPRT's LLR after every deal group,
+difference (``harness.league.verdict.verdict``), an SPRT's LLR after every deal group,
 an until-decided league's decided, equal and open pairs. Nothing here writes.
 """
 

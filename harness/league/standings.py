@@ -20,6 +20,7 @@ from harness.errors import HarnessError
 from harness.league.reader import SeatSums
 from harness.league.run_verdict import decided_pairs, entrant_marks, read_summary, run_kind, sprt_track
 from harness.league.store import Store
+from harness.league.verdict import verdict, verdict_text
 from harness.ratings import EloFit, fit_elo, render_csv, render_table, sequential_elo
 from harness.ratings.aggregate import Aggregate, aggregate
 from harness.ratings.columns import Results
@@ -274,11 +275,9 @@ def report_data(league_dir: Path, anchor: Anchor | None = None) -> dict[str, Any
 
 
 def _match_verdict(folder: Path, standings: Standings) -> dict[str, Any] | None:
-    """A two-bot match's verdict (harness.league.matches.verdict, with its text); None for other runs."""
+    """A two-bot match's verdict (harness.league.verdict.verdict, with its text); None for other runs."""
     if standings.config.get("kind") != "match":
         return None
-    from harness.league.matches import verdict, verdict_text  # matches builds on this module
-
     data = verdict(folder, standings)
     return None if data is None else {**data, "text": verdict_text(data)}
 

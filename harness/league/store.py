@@ -18,7 +18,7 @@ import json
 import os
 import shutil
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -497,15 +497,59 @@ class Store:
             raise _damaged(self.path, err) from None
         return True
 
-    def discard_games(self, game_ids: Sequence[int]) -> list[str]:
+    def kept_of(self, game_ids: Sequence[int]) -> dict[int, list[tuple[str, int]]]:
+        """The jobs holding some of ``game_ids`` that keep other recorded games: job -> (replay, game) of those."""
+        wanted = set(game_ids)
+        jobs = {
+            job_id
+            for game_id in wanted
+            for (job_id,) in self._query("SELECT job_id FROM games WHERE game_id = ?", (game_id,))
+        }
+        kept: dict[int, list[tuple[str, int]]] = {}
+        for job_id in sorted(jobs):
+            rows = self._query(
+                "SELECT r.replay, g.game_id FROM games g JOIN results r ON r.game_id = g.game_id "
+                "WHERE g.job_id = ? ORDER BY g.game_id",
+                (job_id,),
+            )
+            left = [(str(replay), int(game_id)) for replay, game_id in rows if game_id not in wanted]
+            if left:
+                kept[job_id] = left
+        return kept
+
+    def job_timing(self, job_id: int) -> dict[str, Timing]:
+        """One finished job's timing, by bot."""
+        return {
+            bot: Timing.from_json(data)
+            for bot, data in self._query("SELECT bot, data FROM timing WHERE job_id = ?", (job_id,))
+        }
+
+    def timeouts_in(self, game_ids: Sequence[int]) -> dict[str, int]:
+        """Time-out faults per bot in ``game_ids``."""
+        counts: dict[str, int] = {}
+        for game_id in game_ids:
+            for (bot,) in self._query("SELECT bot FROM faults WHERE game_id = ? AND kind = 'timeout'", (game_id,)):
+                counts[bot] = counts.get(bot, 0) + 1
+        return counts
+
+    def discard_games(
+        self, game_ids: Sequence[int], retimed: Mapping[int, Mapping[str, Timing]] | None = None
+    ) -> list[str]:
         """Unschedule ``game_ids`` in one transaction: their results, and the jobs left without games, go.
 
         A run decided before these games counts none of them (harness.league.loop).
+        ``retimed``: the new timing of jobs that keep some of their games (their bots'
+        moves in the kept games only), written in the same transaction.
         Returns the replays (relative to the folder) of those that had results.
         """
         ids = [(game_id,) for game_id in game_ids]
         try:
             with self.db:
+                for job_id, timing in (retimed or {}).items():
+                    self.db.executemany(
+                        "UPDATE timing SET moves = ?, timeouts = ?, data = ? WHERE job_id = ? AND bot = ?",
+                        [(t.moves.n, t.timeouts, t.to_json(), job_id, bot) for bot, t in timing.items()],
+                    )
                 replays = [
                     row[0]
                     for (game_id,) in ids

@@ -39,15 +39,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
 from harness.ratings.eprocess import Bettor
+from harness.ratings.pentanomial import (
+    REGULARISATION,
+    FloatArray,
+    _distribution,
+    constrained_mle,
+    elo_to_score,
+    score_to_elo,
+)
+from harness.ratings.sprt_elo import stop_adjusted
 from harness.ratings.tdist import t_quantile
 
-FloatArray = npt.NDArray[np.float64]
-# Pseudo-counts at the extreme scores 0 and 1: the constrained MLE exists for any
-# s in (0, 1) even before a group has gone either way (as fishtest regularises).
-REGULARISATION = 1e-3
 # Drawn groups added to the Elo estimate (not to the test), as the ratings' virtual draws.
 PRIOR_GROUPS = 2
 # The share of alpha (beta) given to the betting e-process against H0 (H1).
@@ -57,54 +61,6 @@ E_SHARE = 0.1
 OVERSHOOT = 0.5826
 # The overshoot correction moves a bound inward by at most this share of it.
 MAX_SHIFT = 0.25
-
-
-def elo_to_score(elo: float) -> float:
-    """Expected score of a bot ``elo`` points stronger (logistic Elo)."""
-    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
-
-
-def score_to_elo(score: float) -> float:
-    """The Elo difference of an expected score in (0, 1); ±inf at the ends."""
-    if score <= 0.0:
-        return -math.inf
-    if score >= 1.0:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
-def _distribution(scores: Sequence[float]) -> tuple[FloatArray, FloatArray]:
-    """The observed values and their frequencies, with the end-point pseudo-counts."""
-    values, counts = np.unique(np.asarray(scores, dtype=np.float64), return_counts=True)
-    values = np.concatenate([[0.0, 1.0], values])
-    weights = np.concatenate([[REGULARISATION, REGULARISATION], counts.astype(np.float64)])
-    merged, inverse = np.unique(values, return_inverse=True)
-    freq = np.bincount(inverse.ravel(), weights, minlength=len(merged))
-    return merged, freq / freq.sum()
-
-
-def constrained_mle(values: FloatArray, probs: FloatArray, mean: float) -> FloatArray:
-    """The distribution on ``values`` closest (in likelihood) to ``probs`` with expectation ``mean``."""
-    a = values - mean
-    lo, hi = -1.0 / a.max(), -1.0 / a.min()  # 1 + x a_i > 0 for every i
-    x = 0.0
-    for _ in range(100):  # Newton on f(x) = sum p a / (1 + x a), which decreases; bisect when it leaves
-        denominator = 1.0 + x * a
-        f = float(np.sum(probs * a / denominator))
-        if abs(f) < 1e-14:
-            break
-        if f > 0.0:
-            lo = x
-        else:
-            hi = x
-        slope = -float(np.sum(probs * a * a / (denominator * denominator)))
-        step = x - f / slope if slope < 0.0 else math.nan
-        x = step if lo < step < hi else 0.5 * (lo + hi)
-        if hi - lo < 1e-15:
-            break
-    out: FloatArray = probs / (1.0 + x * a)
-    normalised: FloatArray = out / out.sum()
-    return normalised
 
 
 def llr(scores: Sequence[float], elo0: float, elo1: float) -> float:
@@ -290,7 +246,6 @@ class Sprt:
         verdict = self.verdict()
         if self.stopped_by == "e-process" or not self.scores:
             return self.elo(level)
-        from harness.ratings.sprt_elo import stop_adjusted  # it builds on this module
 
         return stop_adjusted(
             self.scores, self.bounds.elo0, self.bounds.elo1, self.lower, self.upper, verdict, level

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from harness.ratings.sprt import FloatArray, _distribution, constrained_mle, elo_to_score
+from harness.ratings.pentanomial import FloatArray, _distribution, constrained_mle, elo_to_score
 
 GRID = 1201  # points of the integration grid
 WIDTH = 12.0  # the grid spans the alive density's mean ± this many of its deviations (within the bounds)

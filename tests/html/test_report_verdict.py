@@ -14,7 +14,7 @@ import pytest
 from verdict_support import cli, crash_match, gauntlet, group_scores, grown, sprt_h1, undecided
 
 from harness.html.report import faults_table, render_report
-from harness.league.matches import verdict_text
+from harness.league.verdict import verdict_text
 from harness.ratings.render import los_text
 from harness.ratings.sprt import llr
 

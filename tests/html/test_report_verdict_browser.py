@@ -16,7 +16,7 @@ from test_html_browser import READ, browser, screenshot  # noqa: F401  (browser 
 from verdict_support import crash_match, grown, sprt_h1, undecided
 
 from harness.html.report import write_report
-from harness.league.matches import verdict_text
+from harness.league.verdict import verdict_text
 
 
 def _open(driver: Any, page: Path) -> None:

@@ -175,7 +175,7 @@ def test_four_seat_600_elo_prior_per_bot_removes_the_pull(monkeypatch: pytest.Mo
 
 
 def test_a_match_verdict_shows_a_floor_for_a_bot_that_never_lost() -> None:
-    from harness.league.matches import verdict_text
+    from harness.league.verdict import verdict_text
 
     fit = fit_elo(_heads_up([], groups=13))
     a = fit.bots[0]
