@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import sys
 import time
 from collections import deque
@@ -278,3 +279,27 @@ def one_error(result: Result, *needles: str) -> str:
     for needle in needles:
         assert needle in lines[0], lines[0]
     return lines[0]
+
+
+def group_scores(folder: Path, a: str, b: str) -> list[float]:
+    """A's score against B in each finished deal group, in group order, read from league.db by SQL."""
+    db = sqlite3.connect(f"{(folder / 'league.db').resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = db.execute(
+            "SELECT g.cluster, g.game_id, s.bot, s.place FROM games g JOIN results r ON r.game_id = g.game_id "
+            "JOIN seats s ON s.game_id = g.game_id ORDER BY g.game_id"
+        ).fetchall()
+        sizes = dict(db.execute("SELECT cluster, count(*) FROM games GROUP BY cluster").fetchall())
+    finally:
+        db.close()
+    places: dict[str, dict[int, dict[str, int]]] = {}
+    for cluster, game, bot, place in rows:
+        places.setdefault(cluster, {}).setdefault(game, {})[bot] = place
+    out = []
+    for cluster in sorted(places, key=lambda c: int(c[1:])):
+        games = places[cluster]
+        if len(games) < sizes[cluster]:
+            break
+        results = [1.0 if g[a] < g[b] else 0.5 if g[a] == g[b] else 0.0 for g in games.values()]
+        out.append(sum(results) / len(results))
+    return out

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from verdict_support import cli, crash_match, gauntlet, group_scores, grown, sprt_h1, undecided
+from helpers import group_scores
+from verdict_support import cli, crash_match, gauntlet, grown, sprt_h1, undecided
 
 from harness.html.report import faults_table, render_report
 from harness.league.verdict import verdict_text

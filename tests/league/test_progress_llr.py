@@ -6,10 +6,9 @@ import json
 import os
 import re
 import signal
-import sqlite3
 from pathlib import Path
 
-from helpers import scaled
+from helpers import group_scores, scaled
 
 from harness.league.progress import llr_gauge, sprt_line
 from harness.ratings.sprt import Bounds, llr
@@ -36,24 +35,7 @@ def test_the_gauge_puts_the_llr_between_its_bounds() -> None:
 
 def _group_llrs(out: Path, a: str, b: str) -> list[float]:
     """The LLR after each finished deal group, in group order, recomputed from league.db by SQL."""
-    db = sqlite3.connect(f"{(out / 'league.db').resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        rows = db.execute(
-            "SELECT g.cluster, g.game_id, s.bot, s.place FROM games g JOIN results r ON r.game_id = g.game_id "
-            "JOIN seats s ON s.game_id = g.game_id ORDER BY g.game_id"
-        ).fetchall()
-        sizes = dict(db.execute("SELECT cluster, count(*) FROM games GROUP BY cluster").fetchall())
-    finally:
-        db.close()
-    games: dict[str, dict[int, dict[str, int]]] = {}
-    for cluster, game, bot, place in rows:
-        games.setdefault(cluster, {}).setdefault(game, {})[bot] = place
-    scores: list[float] = []
-    for cluster in sorted(games, key=lambda c: int(c[1:])):
-        if len(games[cluster]) < sizes[cluster]:
-            break
-        results = [1.0 if g[a] < g[b] else 0.5 if g[a] == g[b] else 0.0 for g in games[cluster].values()]
-        scores.append(sum(results) / len(results))
+    scores = group_scores(out, a, b)
     return [llr(scores[:k], BOUNDS.elo0, BOUNDS.elo1) for k in range(1, len(scores) + 1)]
 
 
