@@ -273,7 +273,7 @@ def _retimed(folder: Path, store: Store, game_ids: Sequence[int]) -> dict[int, d
             names = [player.name for player in getattr(records[0], "players", [])]
             for record in records:
                 if isinstance(record, ActionRecord) and record.ms is not None and not record.forced:
-                    bot = names[record.seat]
+                    bot = names[record.seat] if record.seat < len(names) else None
                     if bot in fresh:
                         fresh[bot].moves.add(record.ms)
         for bot, count in store.timeouts_in([game_id for _, game_id in kept]).items():
